@@ -1,0 +1,21 @@
+//! The HTTP/1.1 vocabulary of tachyon, without I/O: bytes in, decisions out.
+//!
+//! This crate owns request-head parsing ([`request`]), turning a request target
+//! into a path that cannot leave the site ([`target`]), precondition and range
+//! evaluation ([`conditional`], [`range`]), 
+//! response heads ([`response`]) and the cached `Date` value ([`date`]).
+//! It knows nothing of sockets, files or threads. Every protocol error is a
+//! [`ParseError`], and [`ParseError::status`] is the one place that chooses the
+//! status code a malformed request gets.
+
+pub mod conditional;
+pub mod date;
+pub mod error;
+pub mod range;
+pub mod request;
+pub mod response;
+pub mod target;
+
+pub use error::ParseError;
+pub use request::{Method, Parsed, RequestHead, Version};
+pub use response::Status;

@@ -1,0 +1,333 @@
+//! Request heads: from the bytes a client sent to a [`RequestHead`] that is
+//! known to be well framed.
+//!
+//! This module owns HTTP/1.x head syntax (via `httparse`), the head-size
+//! limits, and the framing rules of RFC 9112 §6.3 that stop request smuggling.
+//! It does not interpret the target (see [`crate::target`]) or any validator.
+//! Invariant: a `RequestHead` returned here has a supported version, at most
+//! one way of framing its body, and a Host header when HTTP/1.1 requires one.
+
+use std::mem::MaybeUninit;
+
+use crate::error::ParseError;
+
+/// Header fields beyond this count are a 431 (nginx and hyper both default near 100).
+pub const MAX_HEADERS: usize = 100;
+
+/// Limits on what a client may send in a head.
+#[derive(Debug, Clone, Copy)]
+pub struct HeadLimits {
+    /// Bytes of request line plus headers (nginx: 4 x 8 KiB large_client_header_buffers).
+    pub max_head_bytes: usize,
+    /// Bytes of the request target.
+    pub max_target_bytes: usize,
+}
+
+impl Default for HeadLimits {
+    fn default() -> Self {
+        HeadLimits { max_head_bytes: 16 * 1024, max_target_bytes: 8 * 1024 }
+    }
+}
+
+/// Request methods; everything a static server does not implement is `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Head,
+    Options,
+    Other,
+}
+
+/// The protocol version of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    Http10,
+    Http11,
+}
+
+/// How the request's body is framed (RFC 9112 §6.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyFraming {
+    None,
+    Length(u64),
+    Chunked,
+}
+
+/// The parts of a request head a static server acts on.
+#[derive(Debug, Clone)]
+pub struct RequestHead<'a> {
+    pub method: Method,
+    /// The request target as sent, before any decoding.
+    pub raw_target: &'a [u8],
+    pub version: Version,
+    /// Bytes the head occupied in the input, CRLFCRLF included.
+    pub head_len: usize,
+    /// The client wants the connection kept open after this exchange.
+    pub keep_alive: bool,
+    pub body: BodyFraming,
+    pub host: Option<&'a [u8]>,
+    pub if_none_match: Option<&'a [u8]>,
+    pub if_modified_since: Option<&'a [u8]>,
+    pub if_match: Option<&'a [u8]>,
+    pub if_unmodified_since: Option<&'a [u8]>,
+    pub range: Option<&'a [u8]>,
+    pub if_range: Option<&'a [u8]>,
+    pub accept_encoding: Option<&'a [u8]>,
+    pub accept: Option<&'a [u8]>,
+}
+
+/// The outcome of looking at the bytes received so far.
+#[derive(Debug)]
+pub enum Parsed<'a> {
+    /// A whole head; the body (if any) starts at `head.head_len`.
+    Complete(RequestHead<'a>),
+    /// More bytes are needed; the input is within the limits so far.
+    Partial,
+}
+
+/// Parses one request head from the start of `input`.
+pub fn parse<'a>(input: &'a [u8], limits: &HeadLimits) -> Result<Parsed<'a>, ParseError> {
+    // Not zeroing the header array saves a measurable share of a cache hit
+    // (hyper reports ~5% on pipeline benchmarks for the same change).
+    let mut storage = [const { MaybeUninit::<httparse::Header<'a>>::uninit() }; MAX_HEADERS];
+    let mut req = httparse::Request::new(&mut []);
+    let status = req.parse_with_uninit_headers(input, &mut storage);
+    let head_len = match status {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) => return partial(input, limits),
+        Err(httparse::Error::Version) => return Err(ParseError::Version),
+        Err(httparse::Error::TooManyHeaders) => return Err(ParseError::HeadTooLarge),
+        Err(_) => return Err(ParseError::Malformed),
+    };
+    let target = req.path.unwrap_or("").as_bytes();
+    if target.len() > limits.max_target_bytes {
+        return Err(ParseError::UriTooLong);
+    }
+    if head_len > limits.max_head_bytes {
+        return Err(ParseError::HeadTooLarge);
+    }
+    let version = match req.version {
+        Some(0) => Version::Http10,
+        Some(1) => Version::Http11,
+        _ => return Err(ParseError::Version),
+    };
+    let method = match req.method.unwrap_or("").as_bytes() {
+        b"GET" => Method::Get,
+        b"HEAD" => Method::Head,
+        b"OPTIONS" => Method::Options,
+        _ => Method::Other,
+    };
+    let mut head = RequestHead {
+        method,
+        raw_target: target,
+        version,
+        head_len,
+        keep_alive: version == Version::Http11,
+        body: BodyFraming::None,
+        host: None,
+        if_none_match: None,
+        if_modified_since: None,
+        if_match: None,
+        if_unmodified_since: None,
+        range: None,
+        if_range: None,
+        accept_encoding: None,
+        accept: None,
+    };
+    let mut content_length: Option<u64> = None;
+    let mut transfer_encoding = false;
+    for header in req.headers.iter() {
+        let name = header.name.as_bytes();
+        let value = header.value;
+        // Dispatch on length first: most headers a browser sends are skipped
+        // after one comparison.
+        match name.len() {
+            4 if name.eq_ignore_ascii_case(b"host") => {
+                if head.host.replace(value).is_some() {
+                    return Err(ParseError::DuplicateHost);
+                }
+            }
+            5 if name.eq_ignore_ascii_case(b"range") => head.range = Some(value),
+            6 if name.eq_ignore_ascii_case(b"accept") => head.accept = Some(value),
+            8 if name.eq_ignore_ascii_case(b"if-match") => head.if_match = Some(value),
+            8 if name.eq_ignore_ascii_case(b"if-range") => head.if_range = Some(value),
+            10 if name.eq_ignore_ascii_case(b"connection") => {
+                for token in tokens(value) {
+                    if token.eq_ignore_ascii_case(b"close") {
+                        head.keep_alive = false;
+                    } else if token.eq_ignore_ascii_case(b"keep-alive") && version == Version::Http10 {
+                        head.keep_alive = true;
+                    }
+                }
+            }
+            13 if name.eq_ignore_ascii_case(b"if-none-match") => head.if_none_match = Some(value),
+            14 if name.eq_ignore_ascii_case(b"content-length") => {
+                let len = parse_decimal(value).ok_or(ParseError::BadContentLength)?;
+                // Repeated identical values are tolerated (RFC 9110 §8.6); differing ones are not.
+                if content_length.is_some_and(|prev| prev != len) {
+                    return Err(ParseError::BadContentLength);
+                }
+                content_length = Some(len);
+            }
+            15 if name.eq_ignore_ascii_case(b"accept-encoding") => head.accept_encoding = Some(value),
+            17 if name.eq_ignore_ascii_case(b"if-modified-since") => head.if_modified_since = Some(value),
+            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
+                // RFC 9112 §6.1: chunked must be the final coding, else the length is unknowable.
+                let last = tokens(value).last().ok_or(ParseError::AmbiguousFraming)?;
+                if !last.eq_ignore_ascii_case(b"chunked") || transfer_encoding {
+                    return Err(ParseError::AmbiguousFraming);
+                }
+                transfer_encoding = true;
+            }
+            19 if name.eq_ignore_ascii_case(b"if-unmodified-since") => head.if_unmodified_since = Some(value),
+            _ => {}
+        }
+    }
+    head.body = match (content_length, transfer_encoding) {
+        // RFC 9112 §6.3 step 3: both present is the smuggling pattern; reject it.
+        (Some(_), true) => return Err(ParseError::AmbiguousFraming),
+        // RFC 9112 §6.1: Transfer-Encoding in a 1.0 request is faulty framing.
+        (None, true) if version == Version::Http10 => return Err(ParseError::AmbiguousFraming),
+        (None, true) => BodyFraming::Chunked,
+        (Some(0), false) | (None, false) => BodyFraming::None,
+        (Some(n), false) => BodyFraming::Length(n),
+    };
+    if version == Version::Http11 && head.host.is_none() {
+        return Err(ParseError::MissingHost);
+    }
+    Ok(Parsed::Complete(head))
+}
+
+/// Decides whether an incomplete head may still become valid.
+fn partial<'a>(input: &[u8], limits: &HeadLimits) -> Result<Parsed<'a>, ParseError> {
+    if input.len() <= limits.max_head_bytes {
+        return Ok(Parsed::Partial);
+    }
+    // Over the limit: if the request line never ended, the target is what is too long.
+    let line_end = memchr::memchr(b'\n', input).unwrap_or(input.len());
+    if line_end > limits.max_target_bytes {
+        Err(ParseError::UriTooLong)
+    } else {
+        Err(ParseError::HeadTooLarge)
+    }
+}
+
+/// The comma-separated tokens of a list-valued field, trimmed of whitespace.
+pub fn tokens(value: &[u8]) -> impl Iterator<Item = &[u8]> {
+    value.split(|&b| b == b',').map(trim).filter(|t| !t.is_empty())
+}
+
+/// `value` without leading and trailing spaces and tabs.
+pub fn trim(value: &[u8]) -> &[u8] {
+    let start = value.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(value.len());
+    let end = value.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(start, |e| e + 1);
+    &value[start..end]
+}
+
+/// A non-empty run of ASCII digits that fits in u64; anything else is `None`.
+pub fn parse_decimal(value: &[u8]) -> Option<u64> {
+    let digits = trim(value);
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |acc, &b| {
+        b.is_ascii_digit().then(|| acc * 10 + u64::from(b - b'0'))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(input: &[u8]) -> RequestHead<'_> {
+        match parse(input, &HeadLimits::default()) {
+            Ok(Parsed::Complete(head)) => head,
+            other => panic!("expected a complete head, got {other:?}"),
+        }
+    }
+
+    fn error(input: &[u8]) -> ParseError {
+        match parse(input, &HeadLimits::default()) {
+            Err(e) => e,
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn simple_get_keeps_alive_by_default() {
+        let h = head(b"GET /a.html?x=1 HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert_eq!(h.method, Method::Get);
+        assert_eq!(h.raw_target, b"/a.html?x=1");
+        assert!(h.keep_alive);
+        assert_eq!(h.body, BodyFraming::None);
+    }
+
+    #[test]
+    fn http10_closes_unless_keep_alive_is_asked() {
+        assert!(!head(b"GET / HTTP/1.0\r\n\r\n").keep_alive);
+        assert!(head(b"GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").keep_alive);
+        assert!(!head(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: foo, close\r\n\r\n").keep_alive);
+    }
+
+    #[test]
+    fn every_split_point_is_partial_until_the_end() {
+        // The shotgun approach (hyper decode.rs): the head arrives cut at every offset.
+        let full = b"GET /x HTTP/1.1\r\nHost: a\r\nRange: bytes=0-1\r\n\r\n";
+        for cut in 0..full.len() {
+            assert!(
+                matches!(parse(&full[..cut], &HeadLimits::default()), Ok(Parsed::Partial)),
+                "cut at {cut}"
+            );
+        }
+        assert_eq!(head(full).head_len, full.len());
+    }
+
+    #[test]
+    fn rejections_map_to_their_status() {
+        let cases: &[(&[u8], ParseError, &str)] = &[
+            (b"GET / HTTP/1.1\r\n\r\n", ParseError::MissingHost, "1.1 without Host"),
+            (b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", ParseError::DuplicateHost, "two Hosts"),
+            (b"GET / HTTP/2.0\r\nHost: a\r\n\r\n", ParseError::Version, "HTTP/2.0 over h1"),
+            (b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", ParseError::BadContentLength, "differing CL"),
+            (b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", ParseError::BadContentLength, "negative CL"),
+            (b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", ParseError::AmbiguousFraming, "CL and TE"),
+            (b"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", ParseError::AmbiguousFraming, "chunked not last"),
+            (b"GET / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", ParseError::AmbiguousFraming, "TE in 1.0"),
+            (b"GET /\x01 HTTP/1.1\r\nHost: a\r\n\r\n", ParseError::Malformed, "control byte in target"),
+            (b"GET / HTTP/1.1\r\nHo st: a\r\n\r\n", ParseError::Malformed, "space in name"),
+        ];
+        for (input, expected, what) in cases {
+            assert_eq!(error(input), *expected, "{what}");
+        }
+    }
+
+    #[test]
+    fn oversized_heads_are_414_or_431() {
+        let limits = HeadLimits { max_head_bytes: 64, max_target_bytes: 32 };
+        let long_line = [b"GET /".as_slice(), &[b'a'; 100]].concat();
+        assert_eq!(parse(&long_line, &limits).unwrap_err(), ParseError::UriTooLong);
+        let long_headers = [b"GET / HTTP/1.1\r\nX: ".as_slice(), &[b'a'; 100]].concat();
+        assert_eq!(parse(&long_headers, &limits).unwrap_err(), ParseError::HeadTooLarge);
+        assert_eq!(ParseError::UriTooLong.status().code(), 414);
+        assert_eq!(ParseError::HeadTooLarge.status().code(), 431);
+    }
+
+    #[test]
+    fn too_many_headers_is_431() {
+        let mut input = b"GET / HTTP/1.1\r\nHost: a\r\n".to_vec();
+        for i in 0..=MAX_HEADERS {
+            input.extend_from_slice(format!("X-{i}: 1\r\n").as_bytes());
+        }
+        input.extend_from_slice(b"\r\n");
+        let limits = HeadLimits { max_head_bytes: 1 << 20, max_target_bytes: 1024 };
+        assert_eq!(parse(&input, &limits).unwrap_err(), ParseError::HeadTooLarge);
+    }
+
+    #[test]
+    fn decimal_parsing_rejects_signs_and_overflow() {
+        assert_eq!(parse_decimal(b" 42 "), Some(42));
+        assert_eq!(parse_decimal(b"+1"), None);
+        assert_eq!(parse_decimal(b""), None);
+        assert_eq!(parse_decimal(b"99999999999999999999"), None);
+    }
+}
