@@ -46,7 +46,11 @@ pub fn evaluate(head: &RequestHead<'_>, v: Validators<'_>) -> Precondition {
     let safe = matches!(head.method, Method::Get | Method::Head);
     if let Some(list) = head.if_none_match {
         if matches_list(list, v.etag, Comparison::Weak) {
-            return if safe { Precondition::NotModified } else { Precondition::Failed };
+            return if safe {
+                Precondition::NotModified
+            } else {
+                Precondition::Failed
+            };
         }
     } else if let (true, Some(date)) = (safe, head.if_modified_since.and_then(parse_date)) {
         if v.last_modified <= date {
@@ -112,7 +116,10 @@ mod tests {
     use super::*;
     use crate::request::{parse, HeadLimits, Parsed};
 
-    const V: Validators<'static> = Validators { etag: b"\"abc\"", last_modified: 784_111_777 };
+    const V: Validators<'static> = Validators {
+        etag: b"\"abc\"",
+        last_modified: 784_111_777,
+    };
     const DATE: &str = "Sun, 06 Nov 1994 08:49:37 GMT";
     const LATER: &str = "Sun, 06 Nov 1994 08:49:38 GMT";
     const EARLIER: &str = "Sun, 06 Nov 1994 08:49:36 GMT";
@@ -125,42 +132,82 @@ mod tests {
         evaluate(&head, V)
     }
 
-    const PROCEED: Precondition = Precondition::Proceed { range_allowed: true };
+    const PROCEED: Precondition = Precondition::Proceed {
+        range_allowed: true,
+    };
 
     #[test]
     fn if_none_match_lists_star_and_weak_tags() {
-        assert_eq!(eval("GET", "If-None-Match: \"abc\"\r\n"), Precondition::NotModified);
-        assert_eq!(eval("GET", "If-None-Match: \"x\", W/\"abc\"\r\n"), Precondition::NotModified);
-        assert_eq!(eval("HEAD", "If-None-Match: *\r\n"), Precondition::NotModified);
+        assert_eq!(
+            eval("GET", "If-None-Match: \"abc\"\r\n"),
+            Precondition::NotModified
+        );
+        assert_eq!(
+            eval("GET", "If-None-Match: \"x\", W/\"abc\"\r\n"),
+            Precondition::NotModified
+        );
+        assert_eq!(
+            eval("HEAD", "If-None-Match: *\r\n"),
+            Precondition::NotModified
+        );
         assert_eq!(eval("GET", "If-None-Match: \"x\", \"y\"\r\n"), PROCEED);
     }
 
     #[test]
     fn if_none_match_wins_over_if_modified_since() {
         let h = format!("If-None-Match: \"other\"\r\nIf-Modified-Since: {LATER}\r\n");
-        assert_eq!(eval("GET", &h), PROCEED, "RFC 9110 §13.1.3: IMS is ignored when INM is present");
+        assert_eq!(
+            eval("GET", &h),
+            PROCEED,
+            "RFC 9110 §13.1.3: IMS is ignored when INM is present"
+        );
     }
 
     #[test]
     fn if_modified_since_compares_seconds() {
-        assert_eq!(eval("GET", &format!("If-Modified-Since: {DATE}\r\n")), Precondition::NotModified);
-        assert_eq!(eval("GET", &format!("If-Modified-Since: {LATER}\r\n")), Precondition::NotModified);
-        assert_eq!(eval("GET", &format!("If-Modified-Since: {EARLIER}\r\n")), PROCEED);
-        assert_eq!(eval("GET", "If-Modified-Since: yesterday\r\n"), PROCEED, "invalid date ignored");
+        assert_eq!(
+            eval("GET", &format!("If-Modified-Since: {DATE}\r\n")),
+            Precondition::NotModified
+        );
+        assert_eq!(
+            eval("GET", &format!("If-Modified-Since: {LATER}\r\n")),
+            Precondition::NotModified
+        );
+        assert_eq!(
+            eval("GET", &format!("If-Modified-Since: {EARLIER}\r\n")),
+            PROCEED
+        );
+        assert_eq!(
+            eval("GET", "If-Modified-Since: yesterday\r\n"),
+            PROCEED,
+            "invalid date ignored"
+        );
     }
 
     #[test]
     fn if_match_and_if_unmodified_since_fail_with_412() {
         assert_eq!(eval("GET", "If-Match: \"nope\"\r\n"), Precondition::Failed);
-        assert_eq!(eval("GET", "If-Match: W/\"abc\"\r\n"), Precondition::Failed, "strong comparison");
+        assert_eq!(
+            eval("GET", "If-Match: W/\"abc\"\r\n"),
+            Precondition::Failed,
+            "strong comparison"
+        );
         assert_eq!(eval("GET", "If-Match: \"abc\"\r\n"), PROCEED);
-        assert_eq!(eval("GET", &format!("If-Unmodified-Since: {EARLIER}\r\n")), Precondition::Failed);
-        assert_eq!(eval("GET", &format!("If-Unmodified-Since: {DATE}\r\n")), PROCEED);
+        assert_eq!(
+            eval("GET", &format!("If-Unmodified-Since: {EARLIER}\r\n")),
+            Precondition::Failed
+        );
+        assert_eq!(
+            eval("GET", &format!("If-Unmodified-Since: {DATE}\r\n")),
+            PROCEED
+        );
     }
 
     #[test]
     fn if_range_needs_an_exact_strong_validator() {
-        let no_range = Precondition::Proceed { range_allowed: false };
+        let no_range = Precondition::Proceed {
+            range_allowed: false,
+        };
         assert_eq!(eval("GET", "If-Range: \"abc\"\r\n"), PROCEED);
         assert_eq!(eval("GET", "If-Range: \"old\"\r\n"), no_range);
         assert_eq!(eval("GET", "If-Range: W/\"abc\"\r\n"), no_range);

@@ -21,14 +21,20 @@ pub struct DateCache {
 impl DateCache {
     /// A cache holding the current time.
     pub fn new() -> Self {
-        let mut cache = DateCache { bytes: [b' '; DATE_LEN], second: u64::MAX };
+        let mut cache = DateCache {
+            bytes: [b' '; DATE_LEN],
+            second: u64::MAX,
+        };
         cache.refresh(SystemTime::now());
         cache
     }
 
     /// Re-formats the value if `now` is in a later second than the cached one.
     pub fn refresh(&mut self, now: SystemTime) {
-        let second = now.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs();
+        let second = now
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or(Duration::ZERO)
+            .as_secs();
         if second != self.second {
             let text = httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(second));
             // IMF-fixdate always has 29 bytes for years 1000..=9999.
@@ -61,7 +67,11 @@ mod tests {
         cache.refresh(UNIX_EPOCH + Duration::from_secs(784_111_777));
         assert_eq!(cache.bytes(), b"Sun, 06 Nov 1994 08:49:37 GMT");
         cache.refresh(UNIX_EPOCH + Duration::from_millis(784_111_777_900));
-        assert_eq!(cache.bytes(), b"Sun, 06 Nov 1994 08:49:37 GMT", "same second");
+        assert_eq!(
+            cache.bytes(),
+            b"Sun, 06 Nov 1994 08:49:37 GMT",
+            "same second"
+        );
         cache.refresh(UNIX_EPOCH + Duration::from_secs(784_111_778));
         assert_eq!(cache.bytes(), b"Sun, 06 Nov 1994 08:49:38 GMT");
     }

@@ -2,7 +2,7 @@
 //!
 //! This crate owns request-head parsing ([`request`]), turning a request target
 //! into a path that cannot leave the site ([`target`]), precondition and range
-//! evaluation ([`conditional`], [`range`]), 
+//! evaluation ([`conditional`], [`range`]),
 //! response heads ([`response`]) and the cached `Date` value ([`date`]).
 //! It knows nothing of sockets, files or threads. Every protocol error is a
 //! [`ParseError`], and [`ParseError::status`] is the one place that chooses the

@@ -63,7 +63,10 @@ pub fn decide(header: &[u8], len: u64, max_ranges: usize) -> RangeDecision {
     let Some(spec) = header.strip_prefix(b"bytes=") else {
         return RangeDecision::Full;
     };
-    let mut ranges = Ranges { items: [ByteRange { start: 0, end: 0 }; MAX_RANGES], count: 0 };
+    let mut ranges = Ranges {
+        items: [ByteRange { start: 0, end: 0 }; MAX_RANGES],
+        count: 0,
+    };
     let mut seen = 0;
     for part in spec.split(|&b| b == b',').map(trim) {
         if part.is_empty() {
@@ -79,18 +82,27 @@ pub fn decide(header: &[u8], len: u64, max_ranges: usize) -> RangeDecision {
         let (first, last) = (&part[..dash], &part[dash + 1..]);
         let range = if first.is_empty() {
             // suffix-range: the last N bytes
-            let Some(n) = number(last) else { return RangeDecision::Full };
+            let Some(n) = number(last) else {
+                return RangeDecision::Full;
+            };
             if n == 0 || len == 0 {
                 None
             } else {
-                Some(ByteRange { start: len.saturating_sub(n), end: len })
+                Some(ByteRange {
+                    start: len.saturating_sub(n),
+                    end: len,
+                })
             }
         } else {
-            let Some(start) = number(first) else { return RangeDecision::Full };
+            let Some(start) = number(first) else {
+                return RangeDecision::Full;
+            };
             let end = if last.is_empty() {
                 len
             } else {
-                let Some(last) = number(last) else { return RangeDecision::Full };
+                let Some(last) = number(last) else {
+                    return RangeDecision::Full;
+                };
                 if last < start {
                     return RangeDecision::Full; // invalid range-spec: ignore the header
                 }
@@ -135,7 +147,9 @@ fn number(digits: &[u8]) -> Option<u64> {
         return None;
     }
     // Saturate: a huge last-byte-pos just means "to the end".
-    Some(digits.iter().fold(0u64, |acc, &b| acc.saturating_mul(10).saturating_add(u64::from(b - b'0'))))
+    Some(digits.iter().fold(0u64, |acc, &b| {
+        acc.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+    }))
 }
 
 #[cfg(test)]
@@ -155,8 +169,16 @@ mod tests {
         assert_eq!(spans("bytes=2-5", 10), [(2, 6)]);
         assert_eq!(spans("bytes=2-", 10), [(2, 10)]);
         assert_eq!(spans("bytes=-3", 10), [(7, 10)]);
-        assert_eq!(spans("bytes=-30", 10), [(0, 10)], "suffix longer than the file");
-        assert_eq!(spans("bytes=5-999999999999999999999", 10), [(5, 10)], "end clamped");
+        assert_eq!(
+            spans("bytes=-30", 10),
+            [(0, 10)],
+            "suffix longer than the file"
+        );
+        assert_eq!(
+            spans("bytes=5-999999999999999999999", 10),
+            [(5, 10)],
+            "end clamped"
+        );
     }
 
     #[test]
@@ -164,18 +186,51 @@ mod tests {
         assert_eq!(spans("bytes=6-7, 0-1", 10), [(0, 2), (6, 8)]);
         assert_eq!(spans("bytes=0-4,3-6", 10), [(0, 7)], "overlap");
         assert_eq!(spans("bytes=0-1,2-3", 10), [(0, 4)], "adjacent");
-        assert_eq!(spans("bytes=0-1,20-30", 10), [(0, 2)], "unsatisfiable part dropped");
+        assert_eq!(
+            spans("bytes=0-1,20-30", 10),
+            [(0, 2)],
+            "unsatisfiable part dropped"
+        );
     }
 
     #[test]
     fn unsatisfiable_and_ignored_headers() {
-        assert_eq!(decide(b"bytes=10-", 10, MAX_RANGES), RangeDecision::Unsatisfiable);
-        assert_eq!(decide(b"bytes=-0", 10, MAX_RANGES), RangeDecision::Unsatisfiable);
-        assert_eq!(decide(b"bytes=0-", 0, MAX_RANGES), RangeDecision::Unsatisfiable);
-        assert_eq!(decide(b"bytes=5-2", 10, MAX_RANGES), RangeDecision::Full, "last < first");
-        assert_eq!(decide(b"items=0-1", 10, MAX_RANGES), RangeDecision::Full, "other unit");
-        assert_eq!(decide(b"bytes=a-b", 10, MAX_RANGES), RangeDecision::Full, "garbage");
-        assert_eq!(decide(b"bytes=", 10, MAX_RANGES), RangeDecision::Full, "empty set");
-        assert_eq!(decide(b"bytes=0-0,1-1,2-2", 10, 2), RangeDecision::Full, "over max_ranges");
+        assert_eq!(
+            decide(b"bytes=10-", 10, MAX_RANGES),
+            RangeDecision::Unsatisfiable
+        );
+        assert_eq!(
+            decide(b"bytes=-0", 10, MAX_RANGES),
+            RangeDecision::Unsatisfiable
+        );
+        assert_eq!(
+            decide(b"bytes=0-", 0, MAX_RANGES),
+            RangeDecision::Unsatisfiable
+        );
+        assert_eq!(
+            decide(b"bytes=5-2", 10, MAX_RANGES),
+            RangeDecision::Full,
+            "last < first"
+        );
+        assert_eq!(
+            decide(b"items=0-1", 10, MAX_RANGES),
+            RangeDecision::Full,
+            "other unit"
+        );
+        assert_eq!(
+            decide(b"bytes=a-b", 10, MAX_RANGES),
+            RangeDecision::Full,
+            "garbage"
+        );
+        assert_eq!(
+            decide(b"bytes=", 10, MAX_RANGES),
+            RangeDecision::Full,
+            "empty set"
+        );
+        assert_eq!(
+            decide(b"bytes=0-0,1-1,2-2", 10, 2),
+            RangeDecision::Full,
+            "over max_ranges"
+        );
     }
 }

@@ -25,7 +25,10 @@ pub struct HeadLimits {
 
 impl Default for HeadLimits {
     fn default() -> Self {
-        HeadLimits { max_head_bytes: 16 * 1024, max_target_bytes: 8 * 1024 }
+        HeadLimits {
+            max_head_bytes: 16 * 1024,
+            max_target_bytes: 8 * 1024,
+        }
     }
 }
 
@@ -155,7 +158,9 @@ pub fn parse<'a>(input: &'a [u8], limits: &HeadLimits) -> Result<Parsed<'a>, Par
                 for token in tokens(value) {
                     if token.eq_ignore_ascii_case(b"close") {
                         head.keep_alive = false;
-                    } else if token.eq_ignore_ascii_case(b"keep-alive") && version == Version::Http10 {
+                    } else if token.eq_ignore_ascii_case(b"keep-alive")
+                        && version == Version::Http10
+                    {
                         head.keep_alive = true;
                     }
                 }
@@ -169,8 +174,12 @@ pub fn parse<'a>(input: &'a [u8], limits: &HeadLimits) -> Result<Parsed<'a>, Par
                 }
                 content_length = Some(len);
             }
-            15 if name.eq_ignore_ascii_case(b"accept-encoding") => head.accept_encoding = Some(value),
-            17 if name.eq_ignore_ascii_case(b"if-modified-since") => head.if_modified_since = Some(value),
+            15 if name.eq_ignore_ascii_case(b"accept-encoding") => {
+                head.accept_encoding = Some(value)
+            }
+            17 if name.eq_ignore_ascii_case(b"if-modified-since") => {
+                head.if_modified_since = Some(value)
+            }
             17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
                 // RFC 9112 §6.1: chunked must be the final coding, else the length is unknowable.
                 let last = tokens(value).last().ok_or(ParseError::AmbiguousFraming)?;
@@ -179,7 +188,9 @@ pub fn parse<'a>(input: &'a [u8], limits: &HeadLimits) -> Result<Parsed<'a>, Par
                 }
                 transfer_encoding = true;
             }
-            19 if name.eq_ignore_ascii_case(b"if-unmodified-since") => head.if_unmodified_since = Some(value),
+            19 if name.eq_ignore_ascii_case(b"if-unmodified-since") => {
+                head.if_unmodified_since = Some(value)
+            }
             _ => {}
         }
     }
@@ -214,13 +225,22 @@ fn partial<'a>(input: &[u8], limits: &HeadLimits) -> Result<Parsed<'a>, ParseErr
 
 /// The comma-separated tokens of a list-valued field, trimmed of whitespace.
 pub fn tokens(value: &[u8]) -> impl Iterator<Item = &[u8]> {
-    value.split(|&b| b == b',').map(trim).filter(|t| !t.is_empty())
+    value
+        .split(|&b| b == b',')
+        .map(trim)
+        .filter(|t| !t.is_empty())
 }
 
 /// `value` without leading and trailing spaces and tabs.
 pub fn trim(value: &[u8]) -> &[u8] {
-    let start = value.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(value.len());
-    let end = value.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(start, |e| e + 1);
+    let start = value
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t'))
+        .unwrap_or(value.len());
+    let end = value
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t'))
+        .map_or(start, |e| e + 1);
     &value[start..end]
 }
 
@@ -275,7 +295,10 @@ mod tests {
         let full = b"GET /x HTTP/1.1\r\nHost: a\r\nRange: bytes=0-1\r\n\r\n";
         for cut in 0..full.len() {
             assert!(
-                matches!(parse(&full[..cut], &HeadLimits::default()), Ok(Parsed::Partial)),
+                matches!(
+                    parse(&full[..cut], &HeadLimits::default()),
+                    Ok(Parsed::Partial)
+                ),
                 "cut at {cut}"
             );
         }
@@ -303,11 +326,20 @@ mod tests {
 
     #[test]
     fn oversized_heads_are_414_or_431() {
-        let limits = HeadLimits { max_head_bytes: 64, max_target_bytes: 32 };
+        let limits = HeadLimits {
+            max_head_bytes: 64,
+            max_target_bytes: 32,
+        };
         let long_line = [b"GET /".as_slice(), &[b'a'; 100]].concat();
-        assert_eq!(parse(&long_line, &limits).unwrap_err(), ParseError::UriTooLong);
+        assert_eq!(
+            parse(&long_line, &limits).unwrap_err(),
+            ParseError::UriTooLong
+        );
         let long_headers = [b"GET / HTTP/1.1\r\nX: ".as_slice(), &[b'a'; 100]].concat();
-        assert_eq!(parse(&long_headers, &limits).unwrap_err(), ParseError::HeadTooLarge);
+        assert_eq!(
+            parse(&long_headers, &limits).unwrap_err(),
+            ParseError::HeadTooLarge
+        );
         assert_eq!(ParseError::UriTooLong.status().code(), 414);
         assert_eq!(ParseError::HeadTooLarge.status().code(), 431);
     }
@@ -319,8 +351,14 @@ mod tests {
             input.extend_from_slice(format!("X-{i}: 1\r\n").as_bytes());
         }
         input.extend_from_slice(b"\r\n");
-        let limits = HeadLimits { max_head_bytes: 1 << 20, max_target_bytes: 1024 };
-        assert_eq!(parse(&input, &limits).unwrap_err(), ParseError::HeadTooLarge);
+        let limits = HeadLimits {
+            max_head_bytes: 1 << 20,
+            max_target_bytes: 1024,
+        };
+        assert_eq!(
+            parse(&input, &limits).unwrap_err(),
+            ParseError::HeadTooLarge
+        );
     }
 
     #[test]

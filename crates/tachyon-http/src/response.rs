@@ -187,20 +187,37 @@ mod tests {
     fn error_response_is_a_complete_head_with_matching_length() {
         let date = DateCache::new();
         let mut out = Vec::new();
-        write_error(&mut out, Status::NotFound, &date, Persistence::KeepAlive, b"", false);
+        write_error(
+            &mut out,
+            Status::NotFound,
+            &date,
+            Persistence::KeepAlive,
+            b"",
+            false,
+        );
         let text = String::from_utf8(out).unwrap();
         let (head, body) = text.split_once("\r\n\r\n").unwrap();
         assert!(head.starts_with("HTTP/1.1 404 Not Found\r\n"));
         assert!(head.contains("X-Content-Type-Options: nosniff"));
         assert!(head.contains(&format!("Content-Length: {}", body.len())));
-        assert!(!head.contains("Connection:"), "1.1 keep-alive needs no header");
+        assert!(
+            !head.contains("Connection:"),
+            "1.1 keep-alive needs no header"
+        );
     }
 
     #[test]
     fn head_only_error_has_no_body_but_the_same_length() {
         let date = DateCache::new();
         let mut out = Vec::new();
-        write_error(&mut out, Status::MethodNotAllowed, &date, Persistence::Close, ALLOW, true);
+        write_error(
+            &mut out,
+            Status::MethodNotAllowed,
+            &date,
+            Persistence::Close,
+            ALLOW,
+            true,
+        );
         let text = String::from_utf8(out).unwrap();
         assert!(text.ends_with("\r\n\r\n"));
         assert!(text.contains("Allow: GET, HEAD, OPTIONS\r\n"));

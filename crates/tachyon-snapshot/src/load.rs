@@ -75,10 +75,14 @@ pub enum LoadError {
 
 pub(crate) fn load(root: &Path, options: &LoadOptions) -> Result<Snapshot, LoadError> {
     let started = Instant::now();
-    let root = root
-        .canonicalize()
-        .map_err(|source| LoadError::Root { path: root.to_path_buf(), source })?;
-    let meta = std::fs::metadata(&root).map_err(|source| LoadError::Root { path: root.clone(), source })?;
+    let root = root.canonicalize().map_err(|source| LoadError::Root {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    let meta = std::fs::metadata(&root).map_err(|source| LoadError::Root {
+        path: root.clone(),
+        source,
+    })?;
     if !meta.is_dir() {
         return Err(LoadError::NotADirectory(root));
     }
@@ -97,7 +101,9 @@ pub(crate) fn load(root: &Path, options: &LoadOptions) -> Result<Snapshot, LoadE
         .filter_entry(|e| {
             let allowed = e.depth() == 0
                 || ((options.serve_dotfiles || visible(e.file_name().as_bytes()))
-                    && (options.follow_outside_symlinks || !e.path_is_symlink() || inside(&root, e.path())));
+                    && (options.follow_outside_symlinks
+                        || !e.path_is_symlink()
+                        || inside(&root, e.path())));
             if !allowed {
                 pruned.set(pruned.get() + 1);
             }
@@ -162,7 +168,11 @@ pub(crate) fn load(root: &Path, options: &LoadOptions) -> Result<Snapshot, LoadE
     }
     stats.skipped += pruned.get();
     stats.elapsed = started.elapsed();
-    Ok(Snapshot { entries, root, stats })
+    Ok(Snapshot {
+        entries,
+        root,
+        stats,
+    })
 }
 
 fn visible(name: &[u8]) -> bool {
@@ -289,11 +299,17 @@ mod tests {
 
     #[test]
     fn files_indexes_and_directory_redirects() {
-        let root = temp_site(&[("index.html", b"home"), ("a b/index.html", b"sub"), ("a b/x.css", b"x{}")]);
+        let root = temp_site(&[
+            ("index.html", b"home"),
+            ("a b/index.html", b"sub"),
+            ("a b/x.css", b"x{}"),
+        ]);
         let snap = Snapshot::load(&root, &LoadOptions::default()).unwrap();
         assert_eq!(file(&snap, "/").memory().unwrap().as_ref(), b"home");
         assert_eq!(file(&snap, "/a b/").memory().unwrap().as_ref(), b"sub");
-        assert!(file(&snap, "/a b/x.css").content_type.starts_with("text/css"));
+        assert!(file(&snap, "/a b/x.css")
+            .content_type
+            .starts_with("text/css"));
         match snap.lookup(b"/a b") {
             Some(Entry::Redirect { location }) => assert_eq!(&**location, b"/a%20b/"),
             other => panic!("expected redirect, got {other:?}"),
@@ -304,7 +320,11 @@ mod tests {
 
     #[test]
     fn dotfiles_are_hidden_except_well_known() {
-        let root = temp_site(&[(".env", b"secret"), (".git/config", b"x"), (".well-known/security.txt", b"hi")]);
+        let root = temp_site(&[
+            (".env", b"secret"),
+            (".git/config", b"x"),
+            (".well-known/security.txt", b"hi"),
+        ]);
         let snap = Snapshot::load(&root, &LoadOptions::default()).unwrap();
         assert!(snap.lookup(b"/.env").is_none());
         assert!(snap.lookup(b"/.git/config").is_none());
@@ -329,12 +349,23 @@ mod tests {
 
     #[test]
     fn budget_moves_large_files_to_disk_and_etags_follow_content() {
-        let root = temp_site(&[("small", b"0123456789"), ("big", &[7u8; 4096]), ("same", b"0123456789")]);
-        let options = LoadOptions { max_file_in_memory: 1024, ..LoadOptions::default() };
+        let root = temp_site(&[
+            ("small", b"0123456789"),
+            ("big", &[7u8; 4096]),
+            ("same", b"0123456789"),
+        ]);
+        let options = LoadOptions {
+            max_file_in_memory: 1024,
+            ..LoadOptions::default()
+        };
         let snap = Snapshot::load(&root, &options).unwrap();
         assert!(matches!(file(&snap, "/big").body, Body::Disk(_)));
         assert_eq!(file(&snap, "/big").len, 4096);
-        assert_eq!(file(&snap, "/small").etag, file(&snap, "/same").etag, "content hash");
+        assert_eq!(
+            file(&snap, "/small").etag,
+            file(&snap, "/same").etag,
+            "content hash"
+        );
         assert_ne!(file(&snap, "/small").etag, file(&snap, "/big").etag);
         let head = String::from_utf8(file(&snap, "/small").head_200.to_vec()).unwrap();
         assert!(head.starts_with("HTTP/1.1 200 OK\r\n") && head.contains("Content-Length: 10\r\n"));
@@ -343,7 +374,9 @@ mod tests {
 
     #[test]
     fn missing_root_is_a_clear_error() {
-        let err = Snapshot::load(Path::new("/nonexistent/tachyon"), &LoadOptions::default()).err().unwrap();
+        let err = Snapshot::load(Path::new("/nonexistent/tachyon"), &LoadOptions::default())
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("/nonexistent/tachyon"), "{err}");
     }
 }

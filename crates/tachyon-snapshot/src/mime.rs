@@ -10,8 +10,13 @@ pub fn content_type(path: &Path) -> String {
     let textual = mime.type_() == mime_guess::mime::TEXT
         || matches!(
             essence,
-            "application/javascript" | "application/json" | "application/xml" | "image/svg+xml"
-                | "application/manifest+json" | "application/rss+xml" | "application/atom+xml"
+            "application/javascript"
+                | "application/json"
+                | "application/xml"
+                | "image/svg+xml"
+                | "application/manifest+json"
+                | "application/rss+xml"
+                | "application/atom+xml"
         );
     if textual {
         format!("{essence}; charset=utf-8")
@@ -53,8 +58,14 @@ mod tests {
 
     #[test]
     fn text_types_carry_a_charset() {
-        assert_eq!(content_type(Path::new("a.html")), "text/html; charset=utf-8");
-        assert_eq!(content_type(Path::new("a.json")), "application/json; charset=utf-8");
+        assert_eq!(
+            content_type(Path::new("a.html")),
+            "text/html; charset=utf-8"
+        );
+        assert_eq!(
+            content_type(Path::new("a.json")),
+            "application/json; charset=utf-8"
+        );
         assert_eq!(content_type(Path::new("a.png")), "image/png");
         assert_eq!(content_type(Path::new("noext")), "application/octet-stream");
     }
@@ -62,10 +73,25 @@ mod tests {
     #[test]
     fn fingerprinted_assets_are_immutable() {
         let immutable = "public, max-age=31536000, immutable";
-        assert_eq!(cache_control(Path::new("app.3f9a1c2b.js"), "text/javascript"), immutable);
-        assert_eq!(cache_control(Path::new("index-DeadBeef12.css"), "text/css"), immutable);
-        assert_eq!(cache_control(Path::new("index.html"), "text/html; charset=utf-8"), "no-cache");
-        assert_eq!(cache_control(Path::new("logo.png"), "image/png"), "public, max-age=3600");
-        assert_eq!(cache_control(Path::new("cafe.js"), "text/javascript"), "public, max-age=3600");
+        assert_eq!(
+            cache_control(Path::new("app.3f9a1c2b.js"), "text/javascript"),
+            immutable
+        );
+        assert_eq!(
+            cache_control(Path::new("index-DeadBeef12.css"), "text/css"),
+            immutable
+        );
+        assert_eq!(
+            cache_control(Path::new("index.html"), "text/html; charset=utf-8"),
+            "no-cache"
+        );
+        assert_eq!(
+            cache_control(Path::new("logo.png"), "image/png"),
+            "public, max-age=3600"
+        );
+        assert_eq!(
+            cache_control(Path::new("cafe.js"), "text/javascript"),
+            "public, max-age=3600"
+        );
     }
 }

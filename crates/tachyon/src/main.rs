@@ -1,1 +1,132 @@
-fn main() {}
+//! The `tachyon` binary: parse the CLI and config into settings, load the
+//! snapshot, bind, run, and handle signals. Wiring only: every decision about
+//! HTTP lives in the library crates.
+
+mod cli;
+mod config;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Parser;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use tachyon_server::{Shutdown, Site};
+use tachyon_snapshot::Snapshot;
+
+use crate::config::Settings;
+
+fn main() -> ExitCode {
+    let args = cli::Args::parse();
+    let settings = match Settings::from_args(&args) {
+        Ok(settings) => settings,
+        Err(err) => {
+            eprintln!("tachyon: {err:#}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.print_config {
+        print!("{}", settings.to_toml());
+        return ExitCode::SUCCESS;
+    }
+    match run(settings) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("tachyon: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(settings: Settings) -> anyhow::Result<()> {
+    let snapshot = Snapshot::load(&settings.root, &settings.load)?;
+    let listeners = tachyon_server::bind_listeners(&settings.listen, settings.threads, 4096)?;
+    tachyon_server::raise_fd_limit();
+    let root = snapshot.root().display().to_string();
+    if !settings.quiet {
+        summarize(&snapshot);
+        for addr in &listeners.local {
+            println!("serving {root} on {}", url_line(*addr));
+        }
+    }
+    let site = Arc::new(Site::new(snapshot));
+    let shutdown = Shutdown::new().context("creating the shutdown eventfd")?;
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
+        .context("installing signal handlers")?;
+    let server = {
+        let (site, limits, shutdown) = (
+            Arc::clone(&site),
+            settings.limits.clone(),
+            Arc::clone(&shutdown),
+        );
+        std::thread::Builder::new()
+            .name("tachyon-server".into())
+            .spawn(move || tachyon_server::run(listeners, site, limits, shutdown))
+            .context("starting the server thread")?
+    };
+    let signal_handle = signals.handle();
+    let reload_settings = settings.clone();
+    let signal_thread = std::thread::spawn(move || {
+        for signal in signals.forever() {
+            match signal {
+                SIGHUP => reload(&site, &reload_settings),
+                _ => {
+                    if !reload_settings.quiet {
+                        eprintln!("tachyon: stopping: finishing responses in flight");
+                    }
+                    shutdown.trigger();
+                    return;
+                }
+            }
+        }
+    });
+    let result = server
+        .join()
+        .map_err(|_| anyhow::anyhow!("the server thread panicked"))?;
+    signal_handle.close();
+    let _ = signal_thread.join();
+    result.context("serving")
+}
+
+/// Builds a new snapshot and swaps it in; on failure the old one stays.
+fn reload(site: &Site, settings: &Settings) {
+    match Snapshot::load(&settings.root, &settings.load) {
+        Ok(snapshot) => {
+            if !settings.quiet {
+                summarize(&snapshot);
+            }
+            site.publish(snapshot);
+        }
+        Err(err) => eprintln!("tachyon: reload failed, still serving the previous snapshot: {err}"),
+    }
+}
+
+fn summarize(snapshot: &Snapshot) {
+    let s = snapshot.stats();
+    println!(
+        "loaded {} files: {:.1} MiB in memory, {} served from disk ({:.1} MiB), {} skipped, in {} ms",
+        s.files,
+        s.bytes_in_memory as f64 / 1_048_576.0,
+        s.files_on_disk,
+        s.bytes_on_disk as f64 / 1_048_576.0,
+        s.skipped,
+        s.elapsed.as_millis()
+    );
+}
+
+/// `http://127.0.0.1:8080/`, or for a wildcard address the loopback URL to
+/// open plus a note that every interface listens.
+fn url_line(addr: std::net::SocketAddr) -> String {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    let open = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => (IpAddr::V4(Ipv4Addr::LOCALHOST), true),
+        IpAddr::V6(ip) if ip.is_unspecified() => (IpAddr::V6(Ipv6Addr::LOCALHOST), true),
+        ip => (ip, false),
+    };
+    let shown = std::net::SocketAddr::new(open.0, addr.port());
+    if open.1 {
+        format!("http://{shown}/ (listening on {addr}, all interfaces)")
+    } else {
+        format!("http://{shown}/")
+    }
+}

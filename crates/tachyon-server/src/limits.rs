@@ -1,0 +1,40 @@
+//! The limits that protect a worker from slow or greedy clients.
+
+use std::time::Duration;
+
+use tachyon_http::request::HeadLimits;
+
+/// Every bound the server enforces, built by the binary from CLI and config.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    pub head: HeadLimits,
+    /// From the first byte of a request head to its end (slowloris guard; nginx
+    /// `client_header_timeout` defaults to 60 s, we use 10 s).
+    pub header_timeout: Duration,
+    /// How long an idle keep-alive connection is kept (nginx: 75 s).
+    pub idle_timeout: Duration,
+    /// How long a blocked send may make no progress before the client is dropped
+    /// (nginx `send_timeout`: 60 s).
+    pub send_timeout: Duration,
+    /// Connections across all workers; beyond it new ones are closed at accept.
+    pub max_connections: usize,
+    /// Largest request body (GET/HEAD/OPTIONS or a rejected method) read and
+    /// discarded to keep the connection; larger is 413 and close.
+    pub max_discard_body: u64,
+    /// How long SIGTERM waits for responses in flight.
+    pub drain_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            head: HeadLimits::default(),
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            send_timeout: Duration::from_secs(30),
+            max_connections: 65_536,
+            max_discard_body: 64 * 1024,
+            drain_timeout: Duration::from_secs(10),
+        }
+    }
+}

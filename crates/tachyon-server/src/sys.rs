@@ -1,0 +1,105 @@
+//! Listening sockets: one `SO_REUSEPORT` socket per worker per address.
+//!
+//! Every call goes through rustix's safe wrappers, so this workspace has no
+//! `unsafe` at all. Binding happens on the main thread before any worker
+//! starts, so a port in use is reported as one clear error, not a panic.
+
+use std::net::SocketAddr;
+use std::os::fd::OwnedFd;
+
+use rustix::net::{self, AddressFamily, SocketFlags, SocketType};
+
+/// The bound listeners: `per_worker[w]` holds worker `w`'s socket for each address.
+pub struct Listeners {
+    pub per_worker: Vec<Vec<OwnedFd>>,
+    /// The addresses actually bound (port 0 resolved).
+    pub local: Vec<SocketAddr>,
+}
+
+/// Why the listeners could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum BindError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// Binds `threads` reuseport sockets for each address. With port 0 the first
+/// socket picks the port and the others join it.
+pub fn bind_listeners(
+    addrs: &[SocketAddr],
+    threads: usize,
+    backlog: i32,
+) -> Result<Listeners, BindError> {
+    let mut per_worker: Vec<Vec<OwnedFd>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut local = Vec::new();
+    for &requested in addrs {
+        let mut addr = requested;
+        for sockets in per_worker.iter_mut() {
+            let fd = listen_one(addr, backlog).map_err(|e| BindError::Bind {
+                addr: requested,
+                source: e.into(),
+            })?;
+            if addr.port() == 0 {
+                addr = local_addr(&fd).map_err(|e| BindError::Bind {
+                    addr: requested,
+                    source: e.into(),
+                })?;
+            }
+            sockets.push(fd);
+        }
+        local.push(addr);
+    }
+    Ok(Listeners { per_worker, local })
+}
+
+fn listen_one(addr: SocketAddr, backlog: i32) -> rustix::io::Result<OwnedFd> {
+    let family = if addr.is_ipv4() {
+        AddressFamily::INET
+    } else {
+        AddressFamily::INET6
+    };
+    let fd = net::socket_with(
+        family,
+        SocketType::STREAM,
+        SocketFlags::NONBLOCK | SocketFlags::CLOEXEC,
+        None,
+    )?;
+    net::sockopt::set_socket_reuseaddr(&fd, true)?;
+    // Each worker gets its own accept queue; the kernel spreads connections by
+    // hash, so no accept lock or thundering herd (the layout of lwan and of
+    // xitca-web's fastest configuration).
+    net::sockopt::set_socket_reuseport(&fd, true)?;
+    if addr.is_ipv6() {
+        net::sockopt::set_ipv6_v6only(&fd, true)?;
+    }
+    net::bind(&fd, &addr)?;
+    net::listen(&fd, backlog)?;
+    Ok(fd)
+}
+
+fn local_addr(fd: &OwnedFd) -> rustix::io::Result<SocketAddr> {
+    let addr = net::getsockname(fd)?;
+    SocketAddr::try_from(addr).map_err(|_| rustix::io::Errno::AFNOSUPPORT)
+}
+
+/// Per-connection socket options, applied at accept.
+pub(crate) fn tune_connection(fd: &OwnedFd) {
+    // Responses leave in one write; Nagle would only delay the tail of a
+    // partial write behind a delayed ACK. Failure is harmless.
+    let _ = net::sockopt::set_tcp_nodelay(fd, true);
+}
+
+/// Raises the open-file soft limit to the hard limit (as nginx's
+/// `worker_rlimit_nofile` and Spare Cores' harness do): each connection is a fd.
+pub fn raise_fd_limit() -> u64 {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut limit = getrlimit(Resource::Nofile);
+    if let Some(hard) = limit.maximum {
+        limit.current = Some(hard);
+        let _ = setrlimit(Resource::Nofile, limit.clone());
+    }
+    getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
+}

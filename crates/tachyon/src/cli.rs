@@ -1,0 +1,76 @@
+//! Command-line arguments, as typed. Values stay raw here; `config::Settings`
+//! parses and validates them together with the config file.
+
+use std::path::PathBuf;
+
+/// A static web server that serves a directory from memory.
+#[derive(Debug, clap::Parser)]
+#[command(version, about, max_term_width = 100)]
+pub struct Args {
+    /// Directory to serve [default: the current directory]
+    pub root: Option<PathBuf>,
+
+    /// Address to listen on, repeatable; IPv6 as [::]:8080 [default: 0.0.0.0:8080]
+    #[arg(short, long = "listen", value_name = "ADDR:PORT")]
+    pub listen: Vec<String>,
+
+    /// Worker threads, one event loop each [default: number of cores]
+    #[arg(short, long)]
+    pub threads: Option<usize>,
+
+    /// Memory budget for file bodies, e.g. 512MiB; files beyond it are served from disk [default: 512MiB]
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<String>,
+
+    /// Files larger than this are served from disk with sendfile [default: 4MiB]
+    #[arg(long, value_name = "SIZE")]
+    pub max_file_in_memory: Option<String>,
+
+    /// Index file for directories, repeatable, tried in order [default: index.html, index.htm]
+    #[arg(long = "index", value_name = "NAME")]
+    pub index: Vec<String>,
+
+    /// Serve files and directories whose names start with a dot
+    #[arg(long)]
+    pub dotfiles: bool,
+
+    /// Follow symlinks whose target is outside the root
+    #[arg(long)]
+    pub follow_outside_symlinks: bool,
+
+    /// Time allowed to send a request head, e.g. 10s [default: 10s]
+    #[arg(long, value_name = "DURATION")]
+    pub header_timeout: Option<String>,
+
+    /// Keep-alive idle timeout [default: 60s]
+    #[arg(long, value_name = "DURATION")]
+    pub idle_timeout: Option<String>,
+
+    /// Time a blocked send may wait for the client to read [default: 30s]
+    #[arg(long, value_name = "DURATION")]
+    pub send_timeout: Option<String>,
+
+    /// Time SIGTERM waits for responses in flight [default: 10s]
+    #[arg(long, value_name = "DURATION")]
+    pub drain_timeout: Option<String>,
+
+    /// Most open connections; new ones beyond it are closed at once [default: 65536]
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
+
+    /// Largest request head (request line and headers) [default: 16KiB]
+    #[arg(long, value_name = "SIZE")]
+    pub max_head_bytes: Option<String>,
+
+    /// TOML config file; command-line options override it
+    #[arg(short, long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Print the effective configuration as TOML and exit
+    #[arg(long)]
+    pub print_config: bool,
+
+    /// Print nothing at startup
+    #[arg(short, long)]
+    pub quiet: bool,
+}

@@ -1,0 +1,66 @@
+//! Sizes (`16KiB`, `512MB`, `1048576`) and durations (`10s`, `500ms`, `2m`, `60`).
+
+use std::time::Duration;
+
+use anyhow::bail;
+
+/// Bytes from a number with an optional unit: B, K/KB/KiB, M/MB/MiB, G/GB/GiB.
+/// Both decimal and binary spellings mean powers of 1024, as in nginx.
+pub fn parse_size(text: &str) -> anyhow::Result<u64> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    if digits.is_empty() {
+        bail!("expected a size like 16KiB or 512MiB");
+    }
+    let n: u64 = digits.parse()?;
+    let multiplier: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        other => bail!("unknown size unit {other:?}; expected B, KiB, MiB or GiB"),
+    };
+    n.checked_mul(multiplier)
+        .ok_or_else(|| anyhow::anyhow!("size is too large"))
+}
+
+/// A duration: a number of seconds, or a number with ms, s, m or h.
+pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    if digits.is_empty() {
+        bail!("expected a duration like 10s, 500ms or 2m");
+    }
+    let n: u64 = digits.parse()?;
+    Ok(match unit.trim() {
+        "" | "s" => Duration::from_secs(n),
+        "ms" => Duration::from_millis(n),
+        "m" => Duration::from_secs(n * 60),
+        "h" => Duration::from_secs(n * 3600),
+        other => bail!("unknown duration unit {other:?}; expected ms, s, m or h"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1024").unwrap(), 1024);
+        assert_eq!(parse_size("16KiB").unwrap(), 16 * 1024);
+        assert_eq!(parse_size("512 MB").unwrap(), 512 << 20);
+        assert!(parse_size("16x").is_err());
+        assert!(parse_size("MiB").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert!(parse_duration("soon").is_err());
+    }
+}
