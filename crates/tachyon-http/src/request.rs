@@ -146,7 +146,10 @@ pub fn parse<'a>(input: &'a [u8], limits: &HeadLimits) -> Result<Parsed<'a>, Par
         // after one comparison.
         match name.len() {
             4 if name.eq_ignore_ascii_case(b"host") => {
-                if head.host.replace(value).is_some() {
+                // RFC 9112 §3.2: more than one Host is a 400.
+                let first = head.host.is_none();
+                head.host = Some(value);
+                if !first {
                     return Err(ParseError::DuplicateHost);
                 }
             }

@@ -99,7 +99,7 @@ pub fn raise_fd_limit() -> u64 {
     let mut limit = getrlimit(Resource::Nofile);
     if let Some(hard) = limit.maximum {
         limit.current = Some(hard);
-        let _ = setrlimit(Resource::Nofile, limit.clone());
+        let _ = setrlimit(Resource::Nofile, limit);
     }
     getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
 }

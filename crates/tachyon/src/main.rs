@@ -46,7 +46,7 @@ fn run(settings: Settings) -> anyhow::Result<()> {
     if !settings.quiet {
         summarize(&snapshot);
         for addr in &listeners.local {
-            println!("serving {root} on {}", url_line(*addr));
+            say(&format!("serving {root} on {}", url_line(*addr)));
         }
     }
     let site = Arc::new(Site::new(snapshot));
@@ -72,7 +72,7 @@ fn run(settings: Settings) -> anyhow::Result<()> {
                 SIGHUP => reload(&site, &reload_settings),
                 _ => {
                     if !reload_settings.quiet {
-                        eprintln!("tachyon: stopping: finishing responses in flight");
+                        warn("stopping: finishing responses in flight");
                     }
                     shutdown.trigger();
                     return;
@@ -97,13 +97,15 @@ fn reload(site: &Site, settings: &Settings) {
             }
             site.publish(snapshot);
         }
-        Err(err) => eprintln!("tachyon: reload failed, still serving the previous snapshot: {err}"),
+        Err(err) => warn(&format!(
+            "reload failed, still serving the previous snapshot: {err}"
+        )),
     }
 }
 
 fn summarize(snapshot: &Snapshot) {
     let s = snapshot.stats();
-    println!(
+    say(&format!(
         "loaded {} files: {:.1} MiB in memory, {} served from disk ({:.1} MiB), {} skipped, in {} ms",
         s.files,
         s.bytes_in_memory as f64 / 1_048_576.0,
@@ -111,7 +113,16 @@ fn summarize(snapshot: &Snapshot) {
         s.bytes_on_disk as f64 / 1_048_576.0,
         s.skipped,
         s.elapsed.as_millis()
-    );
+    ));
+}
+
+/// Prints a line to stdout, ignoring a closed or full pipe: a server must not
+/// die because whoever started it stopped reading (println! would panic).
+fn say(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
 }
 
 /// `http://127.0.0.1:8080/`, or for a wildcard address the loopback URL to
@@ -129,4 +140,10 @@ fn url_line(addr: std::net::SocketAddr) -> String {
     } else {
         format!("http://{shown}/")
     }
+}
+
+/// Like `say`, on stderr, prefixed with the program name.
+fn warn(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "tachyon: {line}");
 }

@@ -1,0 +1,22 @@
+//! End-to-end specs: the real binary on an ephemeral loopback port, real
+//! clients (a raw socket for exact bytes, ureq, curl, ab). One test binary,
+//! one module per area.
+
+mod support;
+
+#[path = "e2e/basic.rs"]
+mod basic;
+#[path = "e2e/cli.rs"]
+mod cli;
+#[path = "e2e/clients.rs"]
+mod clients;
+#[path = "e2e/conditional.rs"]
+mod conditional;
+#[path = "e2e/errors.rs"]
+mod errors;
+#[path = "e2e/limits.rs"]
+mod limits;
+#[path = "e2e/range.rs"]
+mod range;
+#[path = "e2e/security.rs"]
+mod security;

@@ -1,0 +1,185 @@
+//! Serving files, directories, methods, keep-alive and pipelining.
+
+use crate::support::{Server, Site};
+
+fn site() -> Site {
+    let site = Site::new();
+    site.file("index.html", "<h1>home</h1>\n")
+        .file("style.css", "body{}")
+        .file("docs/index.html", "docs")
+        .file("docs/page.json", "{}")
+        .file("empty/.keep", "");
+    site
+}
+
+#[test]
+fn file_has_type_length_validators_and_common_headers() {
+    let site = site();
+    let server = Server::start(&site.root, &[]);
+    let r = server.connect().get("/style.css", "");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body, b"body{}");
+    assert_eq!(r.header("content-type"), Some("text/css; charset=utf-8"));
+    assert_eq!(r.header("content-length"), Some("6"));
+    assert!(r.header("etag").unwrap().starts_with('"'), "strong etag");
+    assert!(r.header("last-modified").unwrap().ends_with("GMT"));
+    assert!(r.header("date").unwrap().ends_with("GMT"));
+    assert_eq!(r.header("server"), Some("tachyon"));
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(r.header("accept-ranges"), Some("bytes"));
+}
+
+#[test]
+fn head_has_the_same_headers_and_no_body() {
+    let site = site();
+    let server = Server::start(&site.root, &[]);
+    let mut c = server.connect();
+    let get = c.get("/style.css", "");
+    c.send("HEAD /style.css HTTP/1.1\r\nHost: t\r\n\r\n");
+    let head = c.response(true);
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-length"), get.header("content-length"));
+    assert_eq!(head.header("etag"), get.header("etag"));
+    // The next response on the connection starts right after HEAD's head: no body was sent.
+    assert_eq!(c.get("/style.css", "").body, b"body{}");
+}
+
+#[test]
+fn directories_redirect_to_slash_and_serve_their_index() {
+    let site = site();
+    let server = Server::start(&site.root, &[]);
+    let mut c = server.connect();
+    let r = c.get("/docs?lang=en", "");
+    assert_eq!(r.status, 301);
+    assert_eq!(r.header("location"), Some("/docs/?lang=en"), "query kept");
+    let r = c.get("/docs/", "");
+    assert_eq!((r.status, r.text().as_str()), (200, "docs"));
+    assert_eq!(c.get("/", "").text(), "<h1>home</h1>\n");
+    assert_eq!(
+        c.get("/empty/", "").status,
+        404,
+        "no index and listing is off"
+    );
+}
+
+#[test]
+fn query_strings_are_ignored_for_lookup_and_missing_files_are_404_html() {
+    let site = site();
+    let server = Server::start(&site.root, &[]);
+    let mut c = server.connect();
+    assert_eq!(c.get("/style.css?v=3", "").body, b"body{}");
+    let r = c.get("/nope.txt", "");
+    assert_eq!(r.status, 404);
+    assert!(r.header("content-type").unwrap().starts_with("text/html"));
+    assert!(r.text().contains("404"));
+    assert_eq!(
+        c.get("/style.css", "").status,
+        200,
+        "404 keeps the connection"
+    );
+}
+
+#[test]
+fn options_answers_allow_and_other_methods_get_405() {
+    let site = site();
+    let server = Server::start(&site.root, &[]);
+    let mut c = server.connect();
+    c.send("OPTIONS * HTTP/1.1\r\nHost: t\r\n\r\n");
+    let r = c.response(false);
+    assert_eq!(r.status, 204);
+    assert_eq!(r.header("allow"), Some("GET, HEAD, OPTIONS"));
+    for method in ["POST", "PUT", "DELETE", "PATCH", "TRACE"] {
+        c.send(format!("{method} /style.css HTTP/1.1\r\nHost: t\r\n\r\n"));
+        let r = c.response(false);
+        assert_eq!(r.status, 405, "{method}");
+        assert_eq!(r.header("allow"), Some("GET, HEAD, OPTIONS"), "{method}");
+    }
+}
+
+#[test]
+fn http10_closes_by_default_and_echoes_keep_alive() {
+    let site = site();
+    let server = Server::start(&site.root, &[]);
+    let mut c = server.connect();
+    c.send("GET /style.css HTTP/1.0\r\n\r\n");
+    let r = c.response(false);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("connection"), Some("close"));
+    assert!(c.is_closed());
+
+    let mut c = server.connect();
+    c.send("GET /style.css HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    assert_eq!(c.response(false).header("connection"), Some("keep-alive"));
+    c.send("GET /style.css HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    assert_eq!(c.response(false).body, b"body{}", "same connection reused");
+}
+
+#[test]
+fn connection_close_is_honoured() {
+    let site = site();
+    let server = Server::start(&site.root, &[]);
+    let mut c = server.connect();
+    let r = c.get("/style.css", "Connection: close\r\n");
+    assert_eq!(r.header("connection"), Some("close"));
+    assert!(c.is_closed());
+}
+
+#[test]
+fn pipelined_requests_are_answered_in_order() {
+    let site = site();
+    let server = Server::start(&site.root, &[]);
+    let mut c = server.connect();
+    let batch: String = ["/style.css", "/nope", "/docs/page.json", "/docs"]
+        .iter()
+        .map(|p| format!("GET {p} HTTP/1.1\r\nHost: t\r\n\r\n"))
+        .collect();
+    c.send(batch);
+    let statuses: Vec<u16> = (0..4).map(|_| c.response(false).status).collect();
+    assert_eq!(statuses, [200, 404, 200, 301]);
+}
+
+#[test]
+fn pipelined_requests_split_mid_head_still_parse() {
+    let site = site();
+    let server = Server::start(&site.root, &[]);
+    let mut c = server.connect();
+    c.send("GET /style.css HTTP/1.1\r\nHost: t\r\n\r\nGET /style.css HT");
+    assert_eq!(c.response(false).body, b"body{}");
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    c.send("TP/1.1\r\nHost: t\r\n\r\n");
+    assert_eq!(c.response(false).body, b"body{}");
+}
+
+#[test]
+fn large_files_are_sent_whole_from_disk_and_memory() {
+    let site = site();
+    let big: Vec<u8> = (0..10 * 1024 * 1024u32).map(|i| (i % 251) as u8).collect();
+    site.file("big.bin", &big);
+    // Once from disk (over the per-file memory limit), once from memory.
+    for args in [
+        &["--max-file-in-memory", "1MiB"][..],
+        &["--max-file-in-memory", "64MiB"][..],
+    ] {
+        let server = Server::start(&site.root, args);
+        let mut c = server.connect();
+        let r = c.get("/big.bin", "");
+        assert_eq!(r.body.len(), big.len(), "{args:?}");
+        assert!(r.body == big, "{args:?}: content differs");
+        assert_eq!(
+            c.get("/style.css", "").status,
+            200,
+            "connection still usable"
+        );
+    }
+}
+
+#[test]
+fn ipv6_loopback_listens() {
+    if std::net::TcpListener::bind("[::1]:0").is_err() {
+        panic!("this machine has no ::1; the spec needs IPv6 loopback");
+    }
+    let site = site();
+    let server = Server::start_with(&site.root, "[::1]:0", &[]);
+    assert!(server.url.starts_with("http://[::1]:"));
+    assert_eq!(server.connect().get("/style.css", "").status, 200);
+}

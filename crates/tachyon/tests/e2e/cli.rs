@@ -1,0 +1,132 @@
+//! The command line: defaults, errors as one clear line, config files.
+
+use std::process::Command;
+
+use crate::support::Site;
+
+fn tachyon(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tachyon"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn without_a_root_it_serves_the_current_directory_and_prints_the_url() {
+    let site = Site::new();
+    site.file("here.txt", "cwd");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tachyon"))
+        .args(["--listen", "127.0.0.1:0"])
+        .current_dir(&site.root)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let line = lines
+        .find(|l| l.as_ref().is_ok_and(|l| l.starts_with("serving ")))
+        .unwrap()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let root = site.root.canonicalize().unwrap();
+    assert!(
+        line.starts_with(&format!("serving {} on http://127.0.0.1:", root.display())),
+        "{line}"
+    );
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_a_nonzero_exit() {
+    let (code, _, err) = tachyon(&["--listen", "nonsense"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("listen") && err.contains("nonsense"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    let (code, _, err) = tachyon(&["/definitely/not/here", "--listen", "127.0.0.1:0"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("/definitely/not/here"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    let (code, _, err) = tachyon(&["--no-such-flag"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--no-such-flag"), "{err}");
+
+    let (code, _, err) = tachyon(&["--threads", "0", "--listen", "127.0.0.1:0"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("threads"), "{err}");
+}
+
+#[test]
+fn a_port_in_use_is_reported() {
+    let site = Site::new();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let (code, _, err) = tachyon(&[site.root.to_str().unwrap(), "--listen", &addr]);
+    assert_ne!(code, 0);
+    assert!(err.contains(&addr) && err.contains("in use"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn config_file_sets_options_and_unknown_keys_are_named() {
+    let site = Site::new();
+    site.file("www/a.txt", "from config");
+    site.file(
+        "good.toml",
+        format!(
+            "root = {:?}\nthreads = 1\n[limits]\nidle_timeout = \"5s\"\n",
+            site.path("www")
+        ),
+    );
+    site.file("bad.toml", "threads = 1\nmax_memroy = \"1MiB\"\n");
+    let (code, out, err) = tachyon(&[
+        "--config",
+        site.path("good.toml").to_str().unwrap(),
+        "--print-config",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("threads = 1") && out.contains("idle_timeout = \"5s\""),
+        "{out}"
+    );
+    let (code, _, err) = tachyon(&["--config", site.path("bad.toml").to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("max_memroy") && err.contains("line 2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn config_root_is_served() {
+    let site = Site::new();
+    site.file("www/a.txt", "from config");
+    site.file(
+        "c.toml",
+        format!(
+            "root = {:?}\nlisten = [\"127.0.0.1:0\"]\n",
+            site.path("www")
+        ),
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tachyon"))
+        .args(["--config", site.path("c.toml").to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let line = lines
+        .find(|l| l.as_ref().is_ok_and(|l| l.starts_with("serving ")))
+        .unwrap()
+        .unwrap();
+    let url = line.split(" on ").nth(1).unwrap().trim_end_matches('/');
+    let addr: std::net::SocketAddr = url.trim_start_matches("http://").parse().unwrap();
+    let r = crate::support::Raw::connect(addr).get("/a.txt", "");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(r.text(), "from config");
+}

@@ -1,0 +1,124 @@
+//! Malformed and oversized input gets the right status, and the connection is
+//! closed where the framing can no longer be trusted.
+
+use crate::support::{Server, Site};
+
+fn server() -> (Site, Server) {
+    let site = Site::new();
+    site.file("a.txt", "hello");
+    let server = Server::start(&site.root, &[]);
+    (site, server)
+}
+
+/// Sends `request` on a fresh connection; returns the status and whether the
+/// server closed the connection afterwards.
+fn answer(server: &Server, request: &[u8]) -> (u16, bool) {
+    let mut c = server.connect();
+    c.send(request);
+    let r = c.response(false);
+    (r.status, c.is_closed())
+}
+
+#[test]
+fn malformed_requests_are_400_and_close() {
+    let (_site, server) = server();
+    let cases: &[(&[u8], &str)] = &[
+        (b"GARBAGE\r\n\r\n", "no target or version"),
+        (b"GET / HTTP/1.1\r\n\r\n", "1.1 without Host"),
+        (b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", "two Hosts"),
+        (
+            b"GET / HTTP/1.1\r\nHost: a\r\nBad Header: x\r\n\r\n",
+            "space in field name",
+        ),
+        (
+            b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "CL + TE",
+        ),
+        (
+            b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+            "two CLs",
+        ),
+        (
+            b"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "TE without chunked",
+        ),
+        (
+            b"GET relative HTTP/1.1\r\nHost: a\r\n\r\n",
+            "not origin-form",
+        ),
+        (
+            b"GET /a%zz HTTP/1.1\r\nHost: a\r\n\r\n",
+            "bad percent-encoding",
+        ),
+    ];
+    for (request, what) in cases {
+        assert_eq!(answer(&server, request), (400, true), "{what}");
+    }
+}
+
+#[test]
+fn unsupported_version_is_505() {
+    let (_site, server) = server();
+    assert_eq!(
+        answer(&server, b"GET / HTTP/2.0\r\nHost: a\r\n\r\n"),
+        (505, true)
+    );
+    assert_eq!(
+        answer(&server, b"GET / HTTP/1.7\r\nHost: a\r\n\r\n"),
+        (505, true)
+    );
+}
+
+#[test]
+fn long_targets_are_414_and_large_heads_431() {
+    let (_site, server) = server();
+    let long_target = format!("GET /{} HTTP/1.1\r\nHost: a\r\n\r\n", "a".repeat(9000));
+    assert_eq!(answer(&server, long_target.as_bytes()), (414, true));
+    let big_header = format!(
+        "GET / HTTP/1.1\r\nHost: a\r\nX-Big: {}\r\n\r\n",
+        "b".repeat(20_000)
+    );
+    assert_eq!(answer(&server, big_header.as_bytes()), (431, true));
+    let many: String = (0..150).map(|i| format!("X-{i}: 1\r\n")).collect();
+    assert_eq!(
+        answer(
+            &server,
+            format!("GET / HTTP/1.1\r\nHost: a\r\n{many}\r\n").as_bytes()
+        ),
+        (431, true)
+    );
+}
+
+#[test]
+fn a_small_body_on_get_is_discarded_and_the_connection_reused() {
+    let (_site, server) = server();
+    let mut c = server.connect();
+    c.send("GET /a.txt HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nXXXXXGET /a.txt HTTP/1.1\r\nHost: a\r\n\r\n");
+    assert_eq!(c.response(false).text(), "hello");
+    assert_eq!(
+        c.response(false).text(),
+        "hello",
+        "the body was not parsed as a request"
+    );
+}
+
+#[test]
+fn a_large_body_is_413_and_close() {
+    let (_site, server) = server();
+    let request = b"GET /a.txt HTTP/1.1\r\nHost: a\r\nContent-Length: 100000000\r\n\r\n";
+    assert_eq!(answer(&server, request), (413, true));
+}
+
+#[test]
+fn a_chunked_body_is_answered_then_the_connection_closed() {
+    let (_site, server) = server();
+    let request = b"GET /a.txt HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nGET /\r\n0\r\n\r\n";
+    let mut c = server.connect();
+    c.send(request);
+    let r = c.response(false);
+    assert_eq!((r.status, r.header("connection")), (200, Some("close")));
+    assert!(
+        c.is_closed(),
+        "the chunked body must never be parsed as a request"
+    );
+}

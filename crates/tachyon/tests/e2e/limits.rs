@@ -1,0 +1,164 @@
+//! Limits that protect the server: timeouts, connection caps, slow clients,
+//! graceful shutdown.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use crate::support::{raise_nofile, Raw, Server, Site};
+
+fn site() -> Site {
+    let site = Site::new();
+    site.file("a.txt", "hello");
+    site
+}
+
+#[test]
+fn an_unfinished_head_times_out_with_408() {
+    let site = site();
+    let server = Server::start(&site.root, &["--header-timeout", "1s"]);
+    let mut c = server.connect();
+    c.send("GET /a.txt HTTP/1.1\r\nHost: a\r\n");
+    let started = Instant::now();
+    // Keep trickling bytes: they must not extend the deadline.
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = std::io::Write::write_all(&mut c.stream, b"X-Slow: 1\r\n");
+    }
+    let r = c.response(false);
+    assert_eq!(r.status, 408);
+    assert!(c.is_closed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "closed after {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn idle_keep_alive_connections_are_closed() {
+    let site = site();
+    let server = Server::start(&site.root, &["--idle-timeout", "1s"]);
+    let mut c = server.connect();
+    assert_eq!(c.get("/a.txt", "").status, 200);
+    let started = Instant::now();
+    assert!(c.is_closed());
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "idle close took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_thousand_slowloris_connections_do_not_stop_other_clients() {
+    raise_nofile();
+    let site = site();
+    let server = Server::start(&site.root, &[]);
+    let mut slow: Vec<Raw> = (0..1000).map(|_| server.connect()).collect();
+    for c in &mut slow {
+        c.send("GET /a.txt HTTP/1.1\r\nHost: a\r\nX-Never: ");
+    }
+    for _ in 0..20 {
+        let started = Instant::now();
+        assert_eq!(server.connect().get("/a.txt", "").status, 200);
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
+fn connections_beyond_the_maximum_are_closed_and_existing_ones_served() {
+    let site = site();
+    let server = Server::start(&site.root, &["--threads", "1", "--max-connections", "2"]);
+    let mut a = server.connect();
+    let mut b = server.connect();
+    assert_eq!(a.get("/a.txt", "").status, 200);
+    assert_eq!(b.get("/a.txt", "").status, 200);
+    let mut extra = server.connect();
+    extra.send("GET /a.txt HTTP/1.1\r\nHost: a\r\n\r\n");
+    let mut buf = [0u8; 64];
+    assert!(
+        matches!(extra.stream.read(&mut buf), Ok(0) | Err(_)),
+        "third connection refused"
+    );
+    assert_eq!(
+        a.get("/a.txt", "").status,
+        200,
+        "existing connection still served"
+    );
+    drop(b);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(
+        server.connect().get("/a.txt", "").status,
+        200,
+        "a freed slot is reused"
+    );
+}
+
+#[test]
+fn a_client_that_stops_reading_is_dropped_after_the_send_timeout() {
+    let site = site();
+    site.file("big.bin", vec![1u8; 32 * 1024 * 1024]);
+    let server = Server::start(
+        &site.root,
+        &["--send-timeout", "1s", "--max-file-in-memory", "1MiB"],
+    );
+    let mut stuck = server.connect();
+    stuck.send("GET /big.bin HTTP/1.1\r\nHost: a\r\n\r\n");
+    std::thread::sleep(Duration::from_millis(3000));
+    // Others are served meanwhile, and the stuck one was cut off.
+    assert_eq!(server.connect().get("/a.txt", "").status, 200);
+    let mut total = 0usize;
+    let mut buf = vec![0u8; 1 << 20];
+    while let Ok(n) = stuck.stream.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        total += n;
+    }
+    assert!(
+        total < 32 * 1024 * 1024,
+        "the whole body arrived: the timeout did not fire"
+    );
+}
+
+#[test]
+fn sigterm_finishes_responses_in_flight_then_exits() {
+    let site = site();
+    let big: Vec<u8> = (0..8 * 1024 * 1024u32).map(|i| i as u8).collect();
+    site.file("big.bin", &big);
+    let mut server = Server::start(&site.root, &["--max-file-in-memory", "1MiB"]);
+    let mut c = server.connect();
+    c.send("GET /big.bin HTTP/1.1\r\nHost: a\r\n\r\n");
+    let mut first = [0u8; 100];
+    c.stream.read_exact(&mut first).unwrap();
+    server.signal(rustix::process::Signal::TERM);
+    std::thread::sleep(Duration::from_millis(200));
+    // New connections are refused once listeners are closed.
+    assert!(
+        std::net::TcpStream::connect(server.addr).is_err(),
+        "still accepting after SIGTERM"
+    );
+    let mut got = first.to_vec();
+    c.stream
+        .read_to_end(&mut got)
+        .expect("the drained connection is closed, not reset");
+    let split = got.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    assert!(got.starts_with(b"HTTP/1.1 200 OK"));
+    assert!(
+        got[split..] == big[..],
+        "the response in flight was cut short"
+    );
+    let started = Instant::now();
+    while server.child.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "did not exit after draining"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(server.child.try_wait().unwrap().unwrap().success());
+}

@@ -1,0 +1,82 @@
+//! Nothing outside the root is ever served, whatever the request says.
+
+use crate::support::{Server, Site};
+
+const SECRET: &str = "TOP-SECRET-OUTSIDE-ROOT";
+
+#[test]
+fn traversal_attempts_never_reach_outside_the_root() {
+    let outside = Site::new();
+    outside.file("secret.txt", SECRET);
+    let site = Site::new();
+    site.file("public/index.html", "public");
+    let outside_name = outside
+        .root
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let server = Server::start(&site.path("public"), &[]);
+    let up = format!("../../{outside_name}/secret.txt");
+    let targets = [
+        format!("/{up}"),
+        format!("/..%2f..%2f{outside_name}%2fsecret.txt"),
+        format!("/%2e%2e/%2e%2e/{outside_name}/secret.txt"),
+        format!("/%2E%2E%2F%2E%2E%2F{outside_name}%2Fsecret.txt"),
+        format!("/..\\..\\{outside_name}\\secret.txt"),
+        format!("/./../{up}"),
+        format!("//..//..//{outside_name}//secret.txt"),
+        "/%00../../etc/passwd".to_string(),
+        "/index.html%00.txt".to_string(),
+        "/../../../../../../etc/passwd".to_string(),
+        format!("http://evil/../{up}"),
+        format!("{}/secret.txt", outside.root.display()),
+    ];
+    for target in &targets {
+        let mut c = server.connect();
+        c.send(format!("GET {target} HTTP/1.1\r\nHost: a\r\n\r\n"));
+        let r = c.response(false);
+        assert!(
+            matches!(r.status, 400 | 404),
+            "{target}: status {}",
+            r.status
+        );
+        assert!(!r.text().contains(SECRET), "{target} leaked the secret");
+        assert!(!r.text().contains("root:"), "{target} leaked /etc/passwd");
+    }
+}
+
+#[test]
+fn symlinks_out_of_the_root_and_dotfiles_are_not_served() {
+    let outside = Site::new();
+    outside.file("secret.txt", SECRET);
+    let site = Site::new();
+    site.file("ok.txt", "ok")
+        .file(".env", "KEY=1")
+        .file(".git/config", "x")
+        .file(".well-known/security.txt", "contact");
+    std::os::unix::fs::symlink(outside.path("secret.txt"), site.path("link.txt")).unwrap();
+    std::os::unix::fs::symlink(&outside.root, site.path("linkdir")).unwrap();
+    std::os::unix::fs::symlink(site.path("ok.txt"), site.path("inside-link.txt")).unwrap();
+    let server = Server::start(&site.root, &[]);
+    let mut c = server.connect();
+    for path in [
+        "/link.txt",
+        "/linkdir/secret.txt",
+        "/.env",
+        "/.git/config",
+        "/%2eenv",
+        "/%2egit/config",
+    ] {
+        let r = c.get(path, "");
+        assert_eq!(r.status, 404, "{path}");
+        assert!(!r.text().contains(SECRET), "{path}");
+    }
+    assert_eq!(
+        c.get("/inside-link.txt", "").text(),
+        "ok",
+        "symlinks inside the root work"
+    );
+    assert_eq!(c.get("/.well-known/security.txt", "").text(), "contact");
+}

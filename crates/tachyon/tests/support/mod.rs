@@ -1,0 +1,256 @@
+//! Test fixtures: a temp document root, the real binary on an ephemeral
+//! loopback port (killed by pid on drop), and a raw HTTP/1.1 client that reads
+//! exactly one response so tests can assert bytes and connection reuse.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// A temporary directory removed on drop.
+pub struct Site {
+    pub root: PathBuf,
+}
+
+impl Site {
+    pub fn new() -> Site {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let root = std::env::temp_dir().join(format!("tachyon-e2e-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        Site { root }
+    }
+
+    /// Writes `body` at `path` (relative), creating directories.
+    pub fn file(&self, path: &str, body: impl AsRef<[u8]>) -> &Site {
+        let full = self.root.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, body).unwrap();
+        self
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+}
+
+impl Drop for Site {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// The tachyon binary, running; killed (by its own pid) on drop.
+pub struct Server {
+    pub child: Child,
+    pub addr: SocketAddr,
+    pub url: String,
+    pub stdout_lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Server {
+    /// Starts `tachyon ROOT --listen 127.0.0.1:0 ARGS…` and waits for its URL line.
+    pub fn start(root: &Path, args: &[&str]) -> Server {
+        Server::start_with(root, "127.0.0.1:0", args)
+    }
+
+    pub fn start_with(root: &Path, listen: &str, args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tachyon"))
+            .arg(root)
+            .args(["--listen", listen])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn tachyon");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Keep draining stdout so the server never sees a full or closed pipe.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let url = loop {
+            match rx.recv_timeout(Duration::from_secs(20)) {
+                Ok(line) => {
+                    if let Some((_, rest)) = line.split_once(" on ") {
+                        break rest.split_whitespace().next().unwrap().to_string();
+                    }
+                }
+                Err(_) => {
+                    let _ = child.kill();
+                    let mut err = String::new();
+                    child
+                        .stderr
+                        .take()
+                        .unwrap()
+                        .read_to_string(&mut err)
+                        .unwrap();
+                    panic!("tachyon did not print its URL; stderr: {err}");
+                }
+            }
+        };
+        let hostport = url.trim_start_matches("http://").trim_end_matches('/');
+        let addr: SocketAddr = hostport.parse().expect("address in URL");
+        Server {
+            child,
+            addr,
+            url,
+            stdout_lines: rx,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.url.trim_end_matches('/'), path)
+    }
+
+    pub fn connect(&self) -> Raw {
+        Raw::connect(self.addr)
+    }
+
+    /// Sends a signal to this child only.
+    pub fn signal(&self, signal: rustix::process::Signal) {
+        let pid = rustix::process::Pid::from_child(&self.child);
+        rustix::process::kill_process(pid, signal).unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A response read off the wire.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub head: String,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// The first value of a header, case-insensitively.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|line| {
+            let (n, v) = line.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// A raw client on one connection.
+pub struct Raw {
+    pub stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl Raw {
+    pub fn connect(addr: SocketAddr) -> Raw {
+        let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        Raw {
+            stream,
+            buf: Vec::new(),
+        }
+    }
+
+    pub fn send(&mut self, bytes: impl AsRef<[u8]>) -> &mut Raw {
+        self.stream.write_all(bytes.as_ref()).expect("send");
+        self
+    }
+
+    /// `GET path` with Host, plus extra header lines (each ending in CRLF).
+    pub fn get(&mut self, path: &str, extra: &str) -> Response {
+        self.send(format!("GET {path} HTTP/1.1\r\nHost: t\r\n{extra}\r\n"));
+        self.response(false)
+    }
+
+    /// Reads one response; `head_only` for HEAD or when the body must not be read.
+    pub fn response(&mut self, head_only: bool) -> Response {
+        let end = loop {
+            if let Some(i) = find(&self.buf, b"\r\n\r\n") {
+                break i + 4;
+            }
+            self.fill().expect("connection closed before a full head");
+        };
+        let head = String::from_utf8(self.buf[..end].to_vec()).expect("ascii head");
+        self.buf.drain(..end);
+        let status = head[9..12].parse().expect("status code");
+        let mut response = Response {
+            status,
+            head,
+            body: Vec::new(),
+        };
+        let len: usize = if head_only || status == 304 || status == 204 {
+            0
+        } else {
+            response
+                .header("content-length")
+                .map_or(0, |v| v.parse().unwrap())
+        };
+        while self.buf.len() < len {
+            self.fill().expect("connection closed before the full body");
+        }
+        response.body = self.buf.drain(..len).collect();
+        response
+    }
+
+    /// True when the server closed the connection (EOF) with nothing more to read.
+    pub fn is_closed(&mut self) -> bool {
+        self.buf.is_empty() && matches!(self.fill(), Ok(0) | Err(_))
+    }
+
+    fn fill(&mut self) -> std::io::Result<usize> {
+        let mut chunk = [0u8; 65536];
+        let n = self.stream.read(&mut chunk)?;
+        if n == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "eof",
+            ));
+        }
+        self.buf.extend_from_slice(&chunk[..n]);
+        Ok(n)
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Raises this test process's open-file limit (for the many-connection specs).
+pub fn raise_nofile() {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut limit = getrlimit(Resource::Nofile);
+    limit.current = limit.maximum;
+    let _ = setrlimit(Resource::Nofile, limit);
+}
+
+/// Runs a command, returning (success, stdout, stderr); panics if it cannot start.
+pub fn run(program: &str, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("{program} is required for this test ({e}); .ci/run installs it")
+        });
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
