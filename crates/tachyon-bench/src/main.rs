@@ -1,1 +1,145 @@
-fn main() {}
+//! `tachyon-bench`: runs the seeds' static-server benchmarks against tachyon
+//! and the servers people use, side by side on one machine, and reports
+//! tables, JSON and charts.
+//!
+//! # Layout
+//! - `suites`: one function per seed workload, as cells (client commands).
+//! - `peers`: how each server is configured, started and stopped.
+//! - `clients`: load-generator invocations and output parsers.
+//! - `proc`: server CPU and memory from /proc, client CPU from getrusage.
+//! - `runner`: interleaved scheduling, verification, the results file.
+//! - `report`, `charts`: Markdown, HTML and SVG from the results file only.
+//! - `floor`: the reference minimal server.
+//! - `setup`: installs the tools and peers.
+
+mod charts;
+mod clients;
+mod floor;
+mod peers;
+mod proc;
+mod report;
+mod results;
+mod runner;
+mod setup;
+mod site;
+mod suites;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    version,
+    about = "Benchmarks tachyon against nginx, lighttpd, h2o, Caddy and Apache, side by side"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Install load generators and peer servers (Debian packages; needs root)
+    Setup {
+        /// Also build static-web-server from crates.io
+        #[arg(long)]
+        with_sws: bool,
+        /// Skip building oha (needed by the latency suite)
+        #[arg(long)]
+        skip_oha: bool,
+    },
+    /// Run suites against servers and write results.json and a report
+    Run {
+        /// Suites, comma-separated: sparecores, linuxconfig, boa, fabhttp, binserve, efficiency,
+        /// pipeline, churn, large, latency, c10k, footprint, quick, smoke, all
+        #[arg(long, value_delimiter = ',', default_value = "quick")]
+        suite: Vec<String>,
+        /// Servers, comma-separated: tachyon, floor, nginx, nginx-default, lighttpd, h2o, caddy, apache2, sws
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "tachyon,floor,nginx,nginx-default,lighttpd,h2o,caddy,apache2"
+        )]
+        servers: Vec<String>,
+        /// Rounds per cell; servers are interleaved within each round
+        #[arg(long, default_value_t = 3)]
+        rounds: u32,
+        /// Shorter runs and trimmed matrices
+        #[arg(long)]
+        quick: bool,
+        /// Output folder [default: bench-results/<unix time>]
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Worker processes/threads per server [default: cores]
+        #[arg(long)]
+        workers: Option<usize>,
+        /// Folder of peer config templates
+        #[arg(long)]
+        peers: Option<PathBuf>,
+    },
+    /// Write report.md, report.html and charts from a results folder
+    Report { dir: PathBuf },
+    /// Run the floor server (started by `run`; not a web server)
+    #[command(hide = true)]
+    Floor {
+        #[arg(long)]
+        port: u16,
+        #[arg(long)]
+        threads: usize,
+        #[arg(long)]
+        root: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Cmd::Setup { with_sws, skip_oha } => setup::setup(with_sws, !skip_oha),
+        Cmd::Run {
+            suite,
+            servers,
+            rounds,
+            quick,
+            out,
+            workers,
+            peers,
+        } => (|| {
+            let servers = servers
+                .iter()
+                .map(|s| peers::Peer::parse(s.trim()))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            if rounds == 0 {
+                anyhow::bail!("--rounds must be at least 1");
+            }
+            let out = out.unwrap_or_else(runner::default_out);
+            let options = runner::RunOptions {
+                suites: suite,
+                servers,
+                rounds,
+                quick,
+                out: out.clone(),
+                workers: workers
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                peers_dir: peers.unwrap_or_else(peers::default_peers_dir),
+                command_line: std::env::args().collect::<Vec<_>>().join(" "),
+            };
+            runner::run(&options)?;
+            report::report(&out)
+        })(),
+        Cmd::Report { dir } => report::report(&dir),
+        Cmd::Floor {
+            port,
+            threads,
+            root,
+        } => floor::serve(port, threads, &root),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tachyon-bench: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! Load generators: how each is invoked and how its text output is read.
+//!
+//! Each parser keeps a real sample output in `tests/fixtures/` and a test
+//! against it. A parser that cannot find the figures it needs returns an
+//! error: a cell is never recorded as zero requests because a line moved.
+
+use anyhow::{anyhow, bail, Context};
+use serde::{Deserialize, Serialize};
+
+/// What one client run reported.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ClientReport {
+    pub requests: u64,
+    pub duration_s: f64,
+    pub rps: f64,
+    pub bytes_read: u64,
+    /// Connect/read/write/timeout errors, and for ab its "Failed requests".
+    pub socket_errors: u64,
+    pub non_2xx_3xx: u64,
+    pub latency_avg_ms: Option<f64>,
+    pub latency_p50_ms: Option<f64>,
+    pub latency_p90_ms: Option<f64>,
+    pub latency_p99_ms: Option<f64>,
+    pub latency_p999_ms: Option<f64>,
+}
+
+/// Parses wrk 4.x output (with or without `--latency`).
+///
+/// ```text
+///   100657 requests in 1.10s, 127.00MB read
+///   Non-2xx or 3xx responses: 85144
+///   Socket errors: connect 0, read 5, write 0, timeout 0
+/// Requests/sec:  91542.15
+/// ```
+pub fn parse_wrk(text: &str) -> anyhow::Result<ClientReport> {
+    let mut report = ClientReport::default();
+    let mut found_total = false;
+    for line in text.lines().map(str::trim) {
+        if let Some((reqs, rest)) = line.split_once(" requests in ") {
+            report.requests = reqs.trim().parse().context("wrk request count")?;
+            let (dur, read) = rest
+                .split_once(", ")
+                .ok_or_else(|| anyhow!("wrk totals line: {line}"))?;
+            report.duration_s = duration_s(dur)?;
+            report.bytes_read = size_bytes(read.trim_end_matches(" read"))?;
+            found_total = true;
+        } else if let Some(v) = line.strip_prefix("Requests/sec:") {
+            report.rps = v.trim().parse().context("wrk Requests/sec")?;
+        } else if let Some(v) = line.strip_prefix("Non-2xx or 3xx responses:") {
+            report.non_2xx_3xx = v.trim().parse()?;
+        } else if let Some(v) = line.strip_prefix("Socket errors:") {
+            report.socket_errors = v
+                .split(',')
+                .filter_map(|part| part.split_whitespace().last()?.parse::<u64>().ok())
+                .sum();
+        } else if let Some(v) = line.strip_prefix("Latency ") {
+            // "Latency   150.81us  742.50us  12.63ms   97.55%": the average comes first.
+            if let Some(avg) = v.split_whitespace().next() {
+                report.latency_avg_ms = latency_ms(avg).ok();
+            }
+        } else if let Some((pct, value)) = line.split_once('%') {
+            let value = latency_ms(value.trim()).ok();
+            match pct.trim() {
+                "50" => report.latency_p50_ms = value,
+                "90" => report.latency_p90_ms = value,
+                "99" => report.latency_p99_ms = value,
+                _ => {}
+            }
+        }
+    }
+    if !found_total || report.rps == 0.0 && report.requests > 0 {
+        bail!("wrk output has no totals:\n{text}");
+    }
+    Ok(report)
+}
+
+/// Parses ApacheBench 2.3 output.
+pub fn parse_ab(text: &str) -> anyhow::Result<ClientReport> {
+    let mut report = ClientReport::default();
+    let mut complete = None;
+    let field = |line: &str, key: &str| {
+        line.strip_prefix(key)
+            .map(|v| v.trim().split_whitespace().next().unwrap_or("").to_string())
+    };
+    for line in text.lines() {
+        if let Some(v) = field(line, "Complete requests:") {
+            complete = Some(v.parse::<u64>()?);
+        } else if let Some(v) = field(line, "Failed requests:") {
+            report.socket_errors = v.parse()?;
+        } else if let Some(v) = field(line, "Non-2xx responses:") {
+            report.non_2xx_3xx = v.parse()?;
+        } else if let Some(v) = field(line, "Time taken for tests:") {
+            report.duration_s = v.parse()?;
+        } else if let Some(v) = field(line, "Total transferred:") {
+            report.bytes_read = v.parse()?;
+        } else if let Some(v) = field(line, "Requests per second:") {
+            report.rps = v.parse()?;
+        } else if line.starts_with("Time per request:") && line.ends_with("(mean)") {
+            report.latency_avg_ms = field(line, "Time per request:").and_then(|v| v.parse().ok());
+        } else {
+            let t = line.trim();
+            if let Some((pct, ms)) = t.split_once('%') {
+                let ms = ms
+                    .split_whitespace()
+                    .next()
+                    .and_then(|v| v.parse::<f64>().ok());
+                match pct.trim() {
+                    "50" => report.latency_p50_ms = ms,
+                    "90" => report.latency_p90_ms = ms,
+                    "99" => report.latency_p99_ms = ms,
+                    _ => {}
+                }
+            }
+        }
+    }
+    report.requests =
+        complete.ok_or_else(|| anyhow!("ab output has no 'Complete requests':\n{text}"))?;
+    Ok(report)
+}
+
+/// Parses h2load output (HTTP/1.1 or HTTP/2).
+///
+/// ```text
+/// finished in 7.77ms, 257334.02 req/s, 324.68MB/s
+/// requests: 2000 total, 2000 started, 2000 done, 2000 succeeded, 0 failed, 0 errored, 0 timeout
+/// status codes: 2000 2xx, 0 3xx, 0 4xx, 0 5xx
+/// traffic: 2.52MB (2646000) total, …
+/// ```
+pub fn parse_h2load(text: &str) -> anyhow::Result<ClientReport> {
+    let mut report = ClientReport::default();
+    let mut found = false;
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("finished in ") {
+            let mut parts = rest.split(", ");
+            report.duration_s = duration_s(parts.next().unwrap_or(""))?;
+            report.rps = parts
+                .next()
+                .unwrap_or("")
+                .trim_end_matches(" req/s")
+                .parse()
+                .context("h2load req/s")?;
+            found = true;
+        } else if let Some(rest) = line.strip_prefix("requests: ") {
+            let count = |name: &str| {
+                rest.split(", ")
+                    .find(|p| p.ends_with(name))
+                    .and_then(|p| p.split_whitespace().next()?.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            report.requests = count("succeeded");
+            report.socket_errors = count("failed") + count("errored") + count("timeout");
+        } else if let Some(rest) = line.strip_prefix("status codes: ") {
+            report.non_2xx_3xx = rest
+                .split(", ")
+                .filter(|p| p.ends_with("4xx") || p.ends_with("5xx"))
+                .filter_map(|p| p.split_whitespace().next()?.parse::<u64>().ok())
+                .sum();
+        } else if let Some(rest) = line.strip_prefix("traffic: ") {
+            let open = rest
+                .find('(')
+                .ok_or_else(|| anyhow!("h2load traffic line"))?;
+            let close = rest
+                .find(')')
+                .ok_or_else(|| anyhow!("h2load traffic line"))?;
+            report.bytes_read = rest[open + 1..close].parse()?;
+        } else if let Some(rest) = line.strip_prefix("time for request:") {
+            let mut cols = rest.split_whitespace();
+            let _min = cols.next();
+            let _max = cols.next();
+            report.latency_avg_ms = cols.next().and_then(|v| latency_ms(v).ok());
+        }
+    }
+    if !found {
+        bail!("h2load output has no 'finished in' line:\n{text}");
+    }
+    Ok(report)
+}
+
+/// Parses oha's `--output-format json` summary.
+pub fn parse_oha_json(text: &str) -> anyhow::Result<ClientReport> {
+    let v: serde_json::Value = serde_json::from_str(text).context("oha JSON")?;
+    let summary = &v["summary"];
+    let pct = |key: &str| v["latencyPercentiles"][key].as_f64().map(|s| s * 1000.0);
+    let total = summary["total"]
+        .as_f64()
+        .ok_or_else(|| anyhow!("oha: no summary.total"))?;
+    let rps = summary["requestsPerSec"]
+        .as_f64()
+        .ok_or_else(|| anyhow!("oha: no requestsPerSec"))?;
+    let codes = v["statusCodeDistribution"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let ok: u64 = codes
+        .iter()
+        .filter(|(k, _)| k.starts_with('2') || k.starts_with('3'))
+        .filter_map(|(_, n)| n.as_u64())
+        .sum();
+    let bad: u64 = codes
+        .iter()
+        .filter(|(k, _)| !(k.starts_with('2') || k.starts_with('3')))
+        .filter_map(|(_, n)| n.as_u64())
+        .sum();
+    let errors: u64 = v["errorDistribution"]
+        .as_object()
+        .map_or(0, |m| m.values().filter_map(|n| n.as_u64()).sum());
+    Ok(ClientReport {
+        requests: ok,
+        duration_s: total,
+        rps,
+        bytes_read: summary["sizePerRequest"].as_f64().unwrap_or(0.0) as u64 * ok,
+        socket_errors: errors,
+        non_2xx_3xx: bad,
+        latency_avg_ms: summary["average"].as_f64().map(|s| s * 1000.0),
+        latency_p50_ms: pct("p50"),
+        latency_p90_ms: pct("p90"),
+        latency_p99_ms: pct("p99"),
+        latency_p999_ms: pct("p99.9"),
+    })
+}
+
+/// `1.10s`, `7.77ms`, `2m` → seconds.
+fn duration_s(text: &str) -> anyhow::Result<f64> {
+    let t = text.trim();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix("us") {
+        (n, 1e-6)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        bail!("unknown duration {t:?}")
+    };
+    Ok(num
+        .parse::<f64>()
+        .with_context(|| format!("duration {t:?}"))?
+        * scale)
+}
+
+/// `150.81us`, `3.61ms`, `1.2s` → milliseconds.
+fn latency_ms(text: &str) -> anyhow::Result<f64> {
+    Ok(duration_s(text)? * 1000.0)
+}
+
+/// `127.00MB`, `21.60KB`, `2.1GB`, `512B` → bytes (wrk uses powers of 1024).
+fn size_bytes(text: &str) -> anyhow::Result<u64> {
+    let t = text.trim();
+    let (num, scale) = [
+        ("GB", 1u64 << 30),
+        ("MB", 1 << 20),
+        ("KB", 1 << 10),
+        ("B", 1),
+    ]
+    .iter()
+    .find_map(|(suffix, scale)| t.strip_suffix(suffix).map(|n| (n, *scale)))
+    .ok_or_else(|| anyhow!("unknown size {t:?}"))?;
+    Ok((num.parse::<f64>().with_context(|| format!("size {t:?}"))? * scale as f64) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> String {
+        std::fs::read_to_string(format!(
+            "{}/tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn wrk_with_latency_distribution() {
+        let r = parse_wrk(&fixture("wrk-latency.txt")).unwrap();
+        assert_eq!(r.requests, 100_657);
+        assert!((r.duration_s - 1.10).abs() < 1e-9);
+        assert!((r.rps - 91_542.15).abs() < 1e-6);
+        assert_eq!(r.bytes_read, 127 * 1024 * 1024);
+        assert_eq!(r.latency_p50_ms, Some(0.043));
+        assert_eq!(r.latency_p99_ms, Some(3.61));
+        assert!((r.latency_avg_ms.unwrap() - 0.15081).abs() < 1e-9);
+        assert_eq!((r.non_2xx_3xx, r.socket_errors), (0, 0));
+    }
+
+    #[test]
+    fn wrk_counts_non_2xx_and_socket_errors() {
+        let r = parse_wrk(&fixture("wrk-non2xx.txt")).unwrap();
+        assert_eq!(r.non_2xx_3xx, 85_144);
+        let with_errors = "  10 requests in 1.00s, 1.00KB read\n  Socket errors: connect 1, read 2, write 3, timeout 4\nRequests/sec: 10.00\n";
+        assert_eq!(parse_wrk(with_errors).unwrap().socket_errors, 10);
+        assert!(
+            parse_wrk("garbage").is_err(),
+            "no totals is an error, not a zero row"
+        );
+    }
+
+    #[test]
+    fn ab_keep_alive_run() {
+        let r = parse_ab(&fixture("ab-keepalive.txt")).unwrap();
+        assert_eq!(r.requests, 2000);
+        assert_eq!(r.socket_errors, 0);
+        assert_eq!(r.bytes_read, 2_694_000);
+        assert!((r.rps - 120_809.42).abs() < 1e-6);
+        assert!(r.latency_p50_ms.is_some());
+        assert!(parse_ab("ab: invalid URL").is_err());
+    }
+
+    #[test]
+    fn h2load_h1_run() {
+        let r = parse_h2load(&fixture("h2load-h1.txt")).unwrap();
+        assert_eq!(r.requests, 2000);
+        assert_eq!(r.bytes_read, 2_646_000);
+        assert!((r.rps - 257_334.02).abs() < 1e-6);
+        assert!((r.duration_s - 0.00777).abs() < 1e-9);
+        assert_eq!(r.socket_errors, 0);
+    }
+
+    #[test]
+    fn oha_json_summary() {
+        let text = r#"{"summary":{"successRate":1.0,"total":2.0,"requestsPerSec":500.0,"average":0.001,"sizePerRequest":1024},
+            "latencyPercentiles":{"p50":0.0005,"p90":0.001,"p99":0.002,"p99.9":0.004},
+            "statusCodeDistribution":{"200":1000},"errorDistribution":{}}"#;
+        let r = parse_oha_json(text).unwrap();
+        assert_eq!(r.requests, 1000);
+        assert_eq!(r.latency_p999_ms, Some(4.0));
+        assert_eq!(r.bytes_read, 1024 * 1000);
+    }
+}

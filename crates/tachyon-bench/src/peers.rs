@@ -1,0 +1,357 @@
+//! The servers under test: how each is configured, started, probed and
+//! stopped, on loopback, on one shared document root.
+//!
+//! Configs live in `bench/peers/` as templates (`{{PORT}}`, `{{ROOT}}`,
+//! `{{WORKERS}}`, `{{RUN}}`, `{{USER}}`, `{{GROUP}}`). Every server runs in
+//! its own process group, so stopping it (on success, error or Ctrl-C) takes
+//! its workers with it; we only ever signal groups we created.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context};
+
+/// A server the harness knows how to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Peer {
+    Tachyon,
+    Floor,
+    Nginx,
+    NginxDefault,
+    Lighttpd,
+    H2o,
+    Caddy,
+    Apache2,
+    Sws,
+}
+
+impl Peer {
+    pub const ALL: [Peer; 9] = [
+        Peer::Tachyon,
+        Peer::Floor,
+        Peer::Nginx,
+        Peer::NginxDefault,
+        Peer::Lighttpd,
+        Peer::H2o,
+        Peer::Caddy,
+        Peer::Apache2,
+        Peer::Sws,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Peer::Tachyon => "tachyon",
+            Peer::Floor => "floor",
+            Peer::Nginx => "nginx",
+            Peer::NginxDefault => "nginx-default",
+            Peer::Lighttpd => "lighttpd",
+            Peer::H2o => "h2o",
+            Peer::Caddy => "caddy",
+            Peer::Apache2 => "apache2",
+            Peer::Sws => "sws",
+        }
+    }
+
+    pub fn parse(name: &str) -> anyhow::Result<Peer> {
+        Peer::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| {
+                let known: Vec<_> = Peer::ALL.iter().map(|p| p.name()).collect();
+                anyhow!("unknown server {name:?}; known: {}", known.join(", "))
+            })
+    }
+
+    /// The executable that must be installed (None: built from this workspace).
+    pub fn program(self) -> Option<&'static str> {
+        match self {
+            Peer::Tachyon | Peer::Floor => None,
+            Peer::Nginx | Peer::NginxDefault => Some("nginx"),
+            Peer::Lighttpd => Some("lighttpd"),
+            Peer::H2o => Some("h2o"),
+            Peer::Caddy => Some("caddy"),
+            Peer::Apache2 => Some("apache2"),
+            Peer::Sws => Some("static-web-server"),
+        }
+    }
+
+    /// The command that prints the version, and which stream has it.
+    pub fn version_command(self) -> Option<(&'static str, &'static [&'static str])> {
+        Some(match self {
+            Peer::Tachyon | Peer::Floor => return None,
+            Peer::Nginx | Peer::NginxDefault => ("nginx", &["-v"]),
+            Peer::Lighttpd => ("lighttpd", &["-v"]),
+            Peer::H2o => ("h2o", &["--version"]),
+            Peer::Caddy => ("caddy", &["version"]),
+            Peer::Apache2 => ("apache2", &["-v"]),
+            Peer::Sws => ("static-web-server", &["--version"]),
+        })
+    }
+}
+
+/// Where things are, for starting servers.
+pub struct Env {
+    pub root: PathBuf,
+    pub run_dir: PathBuf,
+    pub peers_dir: PathBuf,
+    pub tachyon_bin: PathBuf,
+    pub bench_bin: PathBuf,
+    pub workers: usize,
+}
+
+/// A started server.
+pub struct Running {
+    pub peer: Peer,
+    pub port: u16,
+    pub child: Child,
+    /// RSS of the process tree right after it answered its first request.
+    pub rss_at_rest: u64,
+    pub binary_bytes: Option<u64>,
+}
+
+impl Running {
+    pub fn start(peer: Peer, env: &Env) -> anyhow::Result<Running> {
+        let port = free_port()?;
+        let mut command = command(peer, port, env)?;
+        let log = std::fs::File::create(env.run_dir.join(format!("{}.out", peer.name())))?;
+        command
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .process_group(0);
+        let child = command
+            .spawn()
+            .with_context(|| format!("starting {}", peer.name()))?;
+        let binary_bytes = binary_path(peer, env)
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len());
+        let mut running = Running {
+            peer,
+            port,
+            child,
+            rss_at_rest: 0,
+            binary_bytes,
+        };
+        running.wait_ready(env)?;
+        running.rss_at_rest = crate::proc::rss_bytes(running.pid());
+        Ok(running)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    pub fn is_alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    fn wait_ready(&mut self, env: &Env) -> anyhow::Result<()> {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(20) {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                let log =
+                    std::fs::read_to_string(env.run_dir.join(format!("{}.out", self.peer.name())))
+                        .unwrap_or_default();
+                bail!(
+                    "{} exited during start ({status}): {}",
+                    self.peer.name(),
+                    log.trim()
+                );
+            }
+            if probe(self.addr(), "/1k").is_ok_and(|status| status == 200) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        bail!(
+            "{} did not answer GET /1k with 200 within 20 s",
+            self.peer.name()
+        )
+    }
+
+    /// SIGTERM to the group, SIGKILL after 5 s.
+    pub fn stop(&mut self) {
+        use nix::sys::signal::{killpg, Signal};
+        use nix::unistd::Pid;
+        let group = Pid::from_raw(self.child.id() as i32);
+        let _ = killpg(group, Signal::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = killpg(group, Signal::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
+    let workers = env.workers.to_string();
+    let root = env.root.display().to_string();
+    let render = |template: &str| -> anyhow::Result<PathBuf> {
+        let text = std::fs::read_to_string(env.peers_dir.join(template)).with_context(|| {
+            format!(
+                "reading peer config {}",
+                env.peers_dir.join(template).display()
+            )
+        })?;
+        let (user, group) = identity();
+        let text = text
+            .replace("{{PORT}}", &port.to_string())
+            .replace("{{ROOT}}", &root)
+            .replace("{{WORKERS}}", &workers)
+            .replace("{{RUN}}", &env.run_dir.display().to_string())
+            .replace("{{USER}}", &user)
+            .replace("{{GROUP}}", &group);
+        let out = env.run_dir.join(format!("{}-{template}", peer.name()));
+        std::fs::write(&out, text)?;
+        Ok(out)
+    };
+    let mut c;
+    match peer {
+        Peer::Tachyon => {
+            c = Command::new(&env.tachyon_bin);
+            c.arg(&env.root).args([
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--threads",
+                &workers,
+                "--quiet",
+            ]);
+        }
+        Peer::Floor => {
+            c = Command::new(&env.bench_bin);
+            c.args([
+                "floor",
+                "--port",
+                &port.to_string(),
+                "--threads",
+                &workers,
+                "--root",
+                &root,
+            ]);
+        }
+        Peer::Nginx | Peer::NginxDefault => {
+            let conf = render(if peer == Peer::Nginx {
+                "nginx-tuned.conf"
+            } else {
+                "nginx-default.conf"
+            })?;
+            c = Command::new("nginx");
+            c.arg("-c")
+                .arg(conf)
+                .arg("-p")
+                .arg(&env.run_dir)
+                .arg("-e")
+                .arg(env.run_dir.join(format!("{}.error.log", peer.name())));
+        }
+        Peer::Lighttpd => {
+            c = Command::new("lighttpd");
+            c.arg("-D").arg("-f").arg(render("lighttpd.conf")?);
+        }
+        Peer::H2o => {
+            c = Command::new("h2o");
+            c.arg("-c").arg(render("h2o.conf")?);
+        }
+        Peer::Caddy => {
+            c = Command::new("caddy");
+            c.args(["run", "--adapter", "caddyfile", "--config"])
+                .arg(render("Caddyfile")?);
+            c.env("GOMAXPROCS", &workers)
+                .env("HOME", &env.run_dir)
+                .env("XDG_DATA_HOME", &env.run_dir)
+                .env("XDG_CONFIG_HOME", &env.run_dir);
+        }
+        Peer::Apache2 => {
+            c = Command::new("apache2");
+            c.arg("-f").arg(render("apache2.conf")?).arg("-DFOREGROUND");
+        }
+        Peer::Sws => {
+            c = Command::new("static-web-server");
+            c.args([
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+                "--root",
+                &root,
+                "--log-level",
+                "error",
+            ]);
+            c.args(["--threads-multiplier", "1"]);
+        }
+    }
+    Ok(c)
+}
+
+fn binary_path(peer: Peer, env: &Env) -> Option<PathBuf> {
+    match peer {
+        Peer::Tachyon => Some(env.tachyon_bin.clone()),
+        Peer::Floor => None,
+        other => which(other.program()?),
+    }
+}
+
+/// The full path of a program on PATH.
+pub fn which(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/sbin")])
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+/// The user and group peers drop privileges to: www-data when we are root
+/// (Apache and h2o refuse to serve as root), else ourselves.
+fn identity() -> (String, String) {
+    if nix::unistd::geteuid().is_root() {
+        ("www-data".into(), "www-data".into())
+    } else {
+        let user = std::env::var("USER").unwrap_or_else(|_| "nobody".into());
+        (user.clone(), user)
+    }
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// One GET; returns the status code.
+pub fn probe(addr: SocketAddr, path: &str) -> anyhow::Result<u16> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_millis(500))?;
+    stream.set_read_timeout(Some(Duration::from_secs(2)))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head)?;
+    let text = std::str::from_utf8(&head)?;
+    Ok(text[9..12].parse()?)
+}
+
+/// Where the workspace's bench/peers folder is.
+pub fn default_peers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/peers")
+}

@@ -1,0 +1,798 @@
+//! `tachyon-bench report DIR`: reads only `results.json` and writes
+//! `report.md`, `report.html` (self-contained) and `charts/*.svg`.
+//!
+//! Medians over the ok rounds, with min–max; rows with problems are counted
+//! and their problems listed, never averaged in. Ratios are to nginx (tuned)
+//! and to the floor server, measured in the same run.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::charts::{self, human};
+use crate::results::{Results, Row};
+
+struct Table {
+    caption: String,
+    headers: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+struct Section {
+    title: String,
+    intro: String,
+    tables: Vec<Table>,
+    charts: Vec<(String, String)>,
+}
+
+pub fn report(dir: &Path) -> anyhow::Result<()> {
+    let path = dir.join("results.json");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let results: Results =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let sections = sections(&results)?;
+    std::fs::create_dir_all(dir.join("charts"))?;
+    for section in &sections {
+        for (name, svg) in &section.charts {
+            std::fs::write(dir.join("charts").join(name), svg)?;
+        }
+    }
+    std::fs::write(dir.join("report.md"), markdown(&results, &sections))?;
+    std::fs::write(dir.join("report.html"), html(&results, &sections))?;
+    println!("report: {}", dir.join("report.md").display());
+    println!("        {}", dir.join("report.html").display());
+    Ok(())
+}
+
+/// Median, min, max of values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stat {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+pub fn stat(values: &[f64]) -> Option<Stat> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    let median = if v.len() % 2 == 0 {
+        (v[mid - 1] + v[mid]) / 2.0
+    } else {
+        v[mid]
+    };
+    Some(Stat {
+        median,
+        min: v[0],
+        max: v[v.len() - 1],
+    })
+}
+
+/// The rows of one (suite, cell), grouped by server in run order.
+struct CellRows<'a> {
+    suite: &'a str,
+    seed: &'a str,
+    cell: &'a str,
+    by_server: Vec<(&'a str, Vec<&'a Row>)>,
+}
+
+impl CellRows<'_> {
+    fn metric(&self, server: &str, f: impl Fn(&Row) -> Option<f64>) -> Option<Stat> {
+        let rows = &self.by_server.iter().find(|(s, _)| *s == server)?.1;
+        stat(
+            &rows
+                .iter()
+                .filter(|r| r.ok)
+                .filter_map(|r| f(r))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    fn command(&self) -> String {
+        self.by_server
+            .iter()
+            .flat_map(|(_, rows)| rows.iter())
+            .map(|r| r.client_command.clone())
+            .find(|c| !c.is_empty())
+            .unwrap_or_default()
+    }
+}
+
+fn group(results: &Results) -> Vec<CellRows<'_>> {
+    let mut cells: Vec<CellRows<'_>> = Vec::new();
+    for row in &results.rows {
+        let idx = match cells
+            .iter()
+            .position(|c| c.suite == row.suite && c.cell == row.cell)
+        {
+            Some(i) => i,
+            None => {
+                cells.push(CellRows {
+                    suite: &row.suite,
+                    seed: &row.seed,
+                    cell: &row.cell,
+                    by_server: Vec::new(),
+                });
+                cells.len() - 1
+            }
+        };
+        let cell = &mut cells[idx];
+        match cell.by_server.iter_mut().find(|(s, _)| *s == row.server) {
+            Some((_, rows)) => rows.push(row),
+            None => cell.by_server.push((&row.server, vec![row])),
+        }
+    }
+    // Same server order in every table: as listed in the run.
+    let order: Vec<&str> = results.servers.iter().map(|s| s.name.as_str()).collect();
+    for cell in &mut cells {
+        cell.by_server
+            .sort_by_key(|(s, _)| order.iter().position(|o| o == s).unwrap_or(usize::MAX));
+    }
+    cells
+}
+
+fn fmt_stat(s: Option<Stat>, f: impl Fn(f64) -> String) -> String {
+    match s {
+        Some(s) if s.min == s.max => f(s.median),
+        Some(s) => format!("{} ({}–{})", f(s.median), f(s.min), f(s.max)),
+        None => "–".into(),
+    }
+}
+
+fn ratio(a: Option<Stat>, b: Option<Stat>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b.median > 0.0 => format!("{:.2}×", a.median / b.median),
+        _ => "–".into(),
+    }
+}
+
+fn problems(rows: &[&Row]) -> String {
+    let bad: Vec<String> = rows
+        .iter()
+        .filter(|r| !r.ok)
+        .map(|r| format!("r{}: {}", r.round, r.problems.join("; ")))
+        .collect();
+    if bad.is_empty() {
+        String::new()
+    } else {
+        format!("⚠ {}", bad.join(" | "))
+    }
+}
+
+fn seed_name(seed: &str) -> &'static str {
+    match seed {
+        "000" => "seed 000 (Spare Cores static_web)",
+        "001" => "seed 001 (LinuxConfig / java-http ab runs)",
+        "002" => "seed 002 (Boa: 105,165-byte file, footprint)",
+        "003" => "seed 003 (fabhttp / heliod)",
+        "004" => "seed 004 (binserve BENCHMARKS.md)",
+        "tfb" => "TechEmpower plaintext pipelining",
+        _ => "",
+    }
+}
+
+fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
+    let cells = group(results);
+    let mut suites: Vec<&str> = Vec::new();
+    for c in &cells {
+        if !suites.contains(&c.suite) {
+            suites.push(c.suite);
+        }
+    }
+    let mut out = Vec::new();
+    for suite in suites {
+        let in_suite: Vec<&CellRows<'_>> = cells.iter().filter(|c| c.suite == suite).collect();
+        let mut section = Section {
+            title: suite.to_string(),
+            intro: String::new(),
+            tables: Vec::new(),
+            charts: Vec::new(),
+        };
+        let seeds: Vec<&str> = in_suite
+            .iter()
+            .map(|c| seed_name(c.seed))
+            .filter(|s| !s.is_empty())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        section.intro = format!("Reproduces {}.", seeds.join(", "));
+        for cell in &in_suite {
+            section.tables.push(cell_table(cell));
+        }
+        if suite == "sparecores" {
+            sparecores_extras(results, &in_suite, &mut section)?;
+        }
+        if suite == "efficiency" {
+            series_by_size(
+                &in_suite,
+                "efficiency",
+                "requests per server CPU-second",
+                |r| r.req_per_server_cpu_s(),
+                &mut section,
+            )?;
+        }
+        if suite == "latency" {
+            let mut series: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+            for (i, cell) in in_suite.iter().enumerate() {
+                for (server, _) in &cell.by_server {
+                    if let Some(p99) = cell.metric(server, |r| r.latency_p99_ms) {
+                        series
+                            .entry(server)
+                            .or_default()
+                            .push(([50.0, 80.0, 95.0][i.min(2)], p99.median));
+                    }
+                }
+            }
+            let series = ordered(series, results);
+            section.charts.push((
+                "latency-p99.svg".into(),
+                charts::lines(
+                    "p99 latency at a fixed share of each server's peak (oha, c=64)",
+                    "offered load, % of peak",
+                    "p99 ms",
+                    &series,
+                    false,
+                )?,
+            ));
+        }
+        for cell in &in_suite {
+            let idle: Vec<(String, f64)> = cell
+                .by_server
+                .iter()
+                .filter_map(|(s, _)| {
+                    Some((
+                        s.to_string(),
+                        cell.metric(s, |r| r.bytes_per_idle_conn())?.median.max(0.0),
+                    ))
+                })
+                .collect();
+            if !idle.is_empty() {
+                section.charts.push((
+                    format!("{suite}-memory-per-connection.svg"),
+                    charts::bars(
+                        "Memory per idle keep-alive connection",
+                        "bytes of server RSS per connection",
+                        &idle,
+                    )?,
+                ));
+                let rest: Vec<(String, f64)> = results
+                    .servers
+                    .iter()
+                    .map(|s| (s.name.clone(), s.rss_at_rest_bytes as f64 / 1_048_576.0))
+                    .collect();
+                section.charts.push((
+                    format!("{suite}-rss-at-rest.svg"),
+                    charts::bars("Resident memory at rest (process tree)", "MiB", &rest)?,
+                ));
+            }
+        }
+        out.push(section);
+    }
+    Ok(out)
+}
+
+fn ordered<'a>(
+    series: BTreeMap<&'a str, Vec<(f64, f64)>>,
+    results: &Results,
+) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut v: Vec<(String, Vec<(f64, f64)>)> = series
+        .into_iter()
+        .map(|(k, mut pts)| {
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (k.to_string(), pts)
+        })
+        .collect();
+    let order: Vec<&str> = results.servers.iter().map(|s| s.name.as_str()).collect();
+    v.sort_by_key(|(s, _)| order.iter().position(|o| o == s).unwrap_or(usize::MAX));
+    v
+}
+
+/// One line chart per file size: connections on x, `f` on y.
+fn series_by_size(
+    cells: &[&CellRows<'_>],
+    name: &str,
+    y_label: &str,
+    f: impl Fn(&Row) -> Option<f64> + Copy,
+    section: &mut Section,
+) -> anyhow::Result<()> {
+    let mut by_size: BTreeMap<String, BTreeMap<&str, Vec<(f64, f64)>>> = BTreeMap::new();
+    for cell in cells {
+        let size = cell
+            .cell
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        for (server, rows) in &cell.by_server {
+            let conns = rows.first().map_or(0, |r| r.conns) as f64;
+            if let Some(s) = cell.metric(server, f) {
+                by_size
+                    .entry(size.clone())
+                    .or_default()
+                    .entry(server)
+                    .or_default()
+                    .push((conns, s.median));
+            }
+        }
+    }
+    for (size, series) in by_size {
+        let mut v: Vec<(String, Vec<(f64, f64)>)> = series
+            .into_iter()
+            .map(|(k, mut p)| {
+                p.sort_by(|a, b| a.0.total_cmp(&b.0));
+                (k.to_string(), p)
+            })
+            .collect();
+        v.sort_by_key(|(s, _)| if s == "tachyon" { 0 } else { 1 });
+        let title = format!("{name}: {size}, {y_label} (median)");
+        section.charts.push((
+            format!("{name}-{size}.svg"),
+            charts::lines(&title, "concurrent connections", y_label, &v, true)?,
+        ));
+    }
+    Ok(())
+}
+
+/// Spare Cores keeps, per (size, connections), the thread count with the
+/// highest rps; the web score uses the 8 connections-per-vCPU cells.
+fn sparecores_extras(
+    results: &Results,
+    cells: &[&CellRows<'_>],
+    section: &mut Section,
+) -> anyhow::Result<()> {
+    let cores = results.machine.cores.max(1) as u32;
+    // (size, conns) -> server -> best (rps, ext, req/cpu, threads)
+    let mut best: BTreeMap<(u64, u32), BTreeMap<String, (f64, f64, f64, String)>> = BTreeMap::new();
+    for cell in cells {
+        let mut words = cell.cell.split_whitespace();
+        let size = words
+            .next()
+            .unwrap_or("")
+            .trim_end_matches('k')
+            .parse::<u64>()
+            .unwrap_or(0);
+        let threads = words.next().unwrap_or("").to_string();
+        for (server, rows) in &cell.by_server {
+            let conns = rows.first().map_or(0, |r| r.conns);
+            let (Some(rps), ext, eff) = (
+                cell.metric(server, |r| Some(r.rps)),
+                cell.metric(server, |r| r.extrapolated_rps()),
+                cell.metric(server, |r| r.req_per_server_cpu_s()),
+            ) else {
+                continue;
+            };
+            let entry = best
+                .entry((size, conns))
+                .or_default()
+                .entry(server.to_string())
+                .or_insert((0.0, 0.0, 0.0, String::new()));
+            if rps.median > entry.0 {
+                *entry = (
+                    rps.median,
+                    ext.map_or(0.0, |s| s.median),
+                    eff.map_or(0.0, |s| s.median),
+                    threads.clone(),
+                );
+            }
+        }
+    }
+    let mut table = Table {
+        caption: format!("Best thread count per cell, 8 connections per vCPU (c={}): the cells of the Spare Cores web score", 8 * cores),
+        headers: vec!["size".into(), "server".into(), "best -t".into(), "req/s".into(), "extrapolated req/s".into(), "× best peer (ext.)".into(), "req per server CPU-s".into()],
+        rows: Vec::new(),
+    };
+    for ((size, conns), servers) in &best {
+        if *conns != 8 * cores {
+            continue;
+        }
+        let best_peer_ext = servers
+            .iter()
+            .filter(|(s, _)| *s != "tachyon" && *s != "floor")
+            .map(|(_, v)| v.1)
+            .fold(0.0, f64::max);
+        for (server, (rps, ext, eff, t)) in servers {
+            let vs = if best_peer_ext > 0.0 {
+                format!("{:.2}×", ext / best_peer_ext)
+            } else {
+                "–".into()
+            };
+            table.rows.push(vec![
+                format!("{size}k"),
+                server.clone(),
+                t.clone(),
+                human(*rps),
+                human(*ext),
+                vs,
+                human(*eff),
+            ]);
+        }
+    }
+    section.tables.insert(0, table);
+    let mut by_size: BTreeMap<u64, BTreeMap<&str, Vec<(f64, f64)>>> = BTreeMap::new();
+    for ((size, conns), servers) in &best {
+        for (server, (rps, ..)) in servers {
+            by_size
+                .entry(*size)
+                .or_default()
+                .entry(server.as_str())
+                .or_default()
+                .push((f64::from(*conns), *rps));
+        }
+    }
+    for (size, series) in by_size {
+        let v = ordered(series, results);
+        section.charts.push((
+            format!("sparecores-{size}k.svg"),
+            charts::lines(
+                &format!("Spare Cores {size}k: req/s at the best thread count"),
+                "connections",
+                "requests/s",
+                &v,
+                true,
+            )?,
+        ));
+    }
+    Ok(())
+}
+
+fn cell_table(cell: &CellRows<'_>) -> Table {
+    let footprint = cell
+        .by_server
+        .iter()
+        .any(|(_, rows)| rows.iter().any(|r| r.idle_conns_held.is_some()));
+    let caption = format!("{} — `{}`", cell.cell, cell.command());
+    if footprint {
+        let mut t = Table {
+            caption,
+            headers: vec![
+                "server".into(),
+                "RSS before".into(),
+                "RSS with idle conns".into(),
+                "conns held".into(),
+                "bytes per idle conn".into(),
+                "problems".into(),
+            ],
+            rows: Vec::new(),
+        };
+        for (server, rows) in &cell.by_server {
+            let mib = |v: f64| format!("{:.1} MiB", v / 1_048_576.0);
+            t.rows.push(vec![
+                server.to_string(),
+                fmt_stat(
+                    cell.metric(server, |r| r.rss_rest_bytes.map(|v| v as f64)),
+                    mib,
+                ),
+                fmt_stat(
+                    cell.metric(server, |r| r.rss_loaded_bytes.map(|v| v as f64)),
+                    mib,
+                ),
+                fmt_stat(
+                    stat(
+                        &rows
+                            .iter()
+                            .filter_map(|r| r.idle_conns_held.map(|v| v as f64))
+                            .collect::<Vec<_>>(),
+                    ),
+                    |v| format!("{v:.0}"),
+                ),
+                fmt_stat(cell.metric(server, |r| r.bytes_per_idle_conn()), |v| {
+                    format!("{v:.0}")
+                }),
+                problems(rows),
+            ]);
+        }
+        return t;
+    }
+    let large = cell
+        .by_server
+        .iter()
+        .any(|(_, rows)| rows.iter().any(|r| r.file_bytes >= 1 << 20));
+    let open_loop = cell
+        .by_server
+        .iter()
+        .any(|(_, rows)| rows.iter().any(|r| r.target_rps.is_some()));
+    let fab = cell.seed == "003";
+    let mut headers: Vec<String> = vec!["server".into(), "ok runs".into(), "req/s".into()];
+    if open_loop {
+        headers.push("offered req/s".into());
+    }
+    headers.extend([
+        "req per server CPU-s".into(),
+        "µs server CPU / req".into(),
+        "× nginx".into(),
+        "× floor".into(),
+    ]);
+    if large {
+        headers.extend(["MB per server CPU-s".into(), "× nginx (bytes)".into()]);
+    }
+    headers.extend([
+        "extrapolated req/s".into(),
+        "p50 ms".into(),
+        "p99 ms".into(),
+    ]);
+    if open_loop {
+        headers.push("p99.9 ms".into());
+    }
+    if fab {
+        headers.extend(["p90 ms".into(), "p90 ≤ 10 ms".into()]);
+    }
+    headers.push("problems".into());
+    let eff = |s: &str| cell.metric(s, |r| r.req_per_server_cpu_s());
+    let bytes = |s: &str| cell.metric(s, |r| r.bytes_per_server_cpu_s());
+    let mut t = Table {
+        caption,
+        headers,
+        rows: Vec::new(),
+    };
+    for (server, rows) in &cell.by_server {
+        let ok = rows.iter().filter(|r| r.ok).count();
+        let mut line = vec![
+            server.to_string(),
+            format!("{ok}/{}", rows.len()),
+            fmt_stat(cell.metric(server, |r| Some(r.rps)), human),
+        ];
+        if open_loop {
+            line.push(fmt_stat(cell.metric(server, |r| r.target_rps), human));
+        }
+        line.push(fmt_stat(eff(server), human));
+        line.push(fmt_stat(
+            eff(server).map(|s| Stat {
+                median: 1e6 / s.median,
+                min: 1e6 / s.max,
+                max: 1e6 / s.min,
+            }),
+            |v| format!("{v:.1}"),
+        ));
+        line.push(ratio(eff(server), eff("nginx")));
+        line.push(ratio(eff(server), eff("floor")));
+        if large {
+            line.push(fmt_stat(bytes(server), |v| format!("{:.0}", v / 1e6)));
+            line.push(ratio(bytes(server), bytes("nginx")));
+        }
+        line.push(fmt_stat(
+            cell.metric(server, |r| r.extrapolated_rps()),
+            human,
+        ));
+        line.push(fmt_stat(cell.metric(server, |r| r.latency_p50_ms), |v| {
+            format!("{v:.2}")
+        }));
+        line.push(fmt_stat(cell.metric(server, |r| r.latency_p99_ms), |v| {
+            format!("{v:.2}")
+        }));
+        if open_loop {
+            line.push(fmt_stat(cell.metric(server, |r| r.latency_p999_ms), |v| {
+                format!("{v:.2}")
+            }));
+        }
+        if fab {
+            let p90 = cell.metric(server, |r| r.latency_p90_ms);
+            line.push(fmt_stat(p90, |v| format!("{v:.2}")));
+            line.push(p90.map_or("–".into(), |s| {
+                if s.median <= 10.0 {
+                    "pass".into()
+                } else {
+                    "FAIL".into()
+                }
+            }));
+        }
+        line.push(problems(rows));
+        t.rows.push(line);
+    }
+    t
+}
+
+fn machine_lines(r: &Results) -> Vec<String> {
+    let m = &r.machine;
+    let mut v = vec![
+        format!(
+            "Run {} → {}",
+            r.started,
+            r.finished.as_deref().unwrap_or("(interrupted)")
+        ),
+        format!(
+            "Machine: {} cores, {}, Linux {}, {:.0} GiB",
+            m.cores, m.cpu_model, m.kernel, m.memory_gib
+        ),
+        format!("Command: `{}`", r.command),
+        format!(
+            "Clients: {}",
+            m.tools
+                .iter()
+                .map(|(t, v)| format!("{t} ({v})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ];
+    v.push(format!(
+        "Servers: {}",
+        r.servers
+            .iter()
+            .map(|s| format!("{} ({}; {} workers)", s.name, s.version, s.workers))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    v
+}
+
+fn markdown(results: &Results, sections: &[Section]) -> String {
+    let mut md = String::from("# tachyon-bench report\n\n");
+    for line in machine_lines(results) {
+        let _ = writeln!(md, "- {line}");
+    }
+    md.push_str("\nMedians over ok rounds, (min–max) when rounds differ. Servers interleaved cell by cell. × columns compare requests per server CPU-second.\n");
+    for s in sections {
+        let _ = write!(md, "\n## {}\n\n{}\n", s.title, s.intro);
+        for (name, _) in &s.charts {
+            let _ = write!(md, "\n![{name}](charts/{name})\n");
+        }
+        for t in &s.tables {
+            let _ = write!(
+                md,
+                "\n{}\n\n| {} |\n|{}|\n",
+                t.caption,
+                t.headers.join(" | "),
+                t.headers
+                    .iter()
+                    .map(|_| "---")
+                    .collect::<Vec<_>>()
+                    .join("|")
+            );
+            for row in &t.rows {
+                let _ = writeln!(md, "| {} |", row.join(" | ").replace('\n', " "));
+            }
+        }
+    }
+    md
+}
+
+fn html(results: &Results, sections: &[Section]) -> String {
+    let esc = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut h = String::from(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>tachyon-bench report</title><style>\
+         body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
+         table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:14px}th,td{border:1px solid #ddd;padding:4px 8px;text-align:right}\
+         th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}tr.us td{background:#fff3f3;font-weight:600}\
+         caption{text-align:left;font-weight:600;padding:4px 0}code{background:#f4f4f4;padding:1px 4px}.charts svg{max-width:100%;height:auto}\
+         </style></head><body><h1>tachyon-bench report</h1><ul>",
+    );
+    for line in machine_lines(results) {
+        let _ = write!(h, "<li>{}</li>", esc(&line).replace('`', ""));
+    }
+    h.push_str("</ul><p>Medians over ok rounds, (min–max) when rounds differ. × columns compare requests per server CPU-second.</p>");
+    for s in sections {
+        let _ = write!(
+            h,
+            "<h2>{}</h2><p>{}</p><div class=\"charts\">",
+            esc(&s.title),
+            esc(&s.intro)
+        );
+        for (_, svg) in &s.charts {
+            h.push_str(svg);
+        }
+        h.push_str("</div>");
+        for t in &s.tables {
+            let _ = write!(
+                h,
+                "<table><caption>{}</caption><tr>",
+                esc(&t.caption).replace('`', "")
+            );
+            for head in &t.headers {
+                let _ = write!(h, "<th>{}</th>", esc(head));
+            }
+            h.push_str("</tr>");
+            for row in &t.rows {
+                let class = if row.first().is_some_and(|c| c == "tachyon") {
+                    " class=\"us\""
+                } else {
+                    ""
+                };
+                let _ = write!(h, "<tr{class}>");
+                for c in row {
+                    let _ = write!(h, "<td>{}</td>", esc(c));
+                }
+                h.push_str("</tr>");
+            }
+            h.push_str("</table>");
+        }
+    }
+    h.push_str("</body></html>\n");
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{Machine, ServerInfo};
+
+    fn row(server: &str, round: u32, requests: u64, cpu: f64, ok: bool) -> Row {
+        Row {
+            suite: "efficiency".into(),
+            seed: "000".into(),
+            cell: "1k t1 c32".into(),
+            server: server.into(),
+            round,
+            client_command: "wrk -t1 -c32".into(),
+            file_bytes: 1024,
+            conns: 32,
+            ok,
+            problems: if ok {
+                vec![]
+            } else {
+                vec!["3 socket errors".into()]
+            },
+            requests,
+            rps: requests as f64 / 10.0,
+            server_usr_s: cpu / 2.0,
+            server_sys_s: cpu / 2.0,
+            client_cpu_s: 5.0,
+            ..Row::default()
+        }
+    }
+
+    #[test]
+    fn medians_ignore_bad_rounds_and_ratios_use_them() {
+        assert_eq!(
+            stat(&[3.0, 1.0, 2.0]).unwrap(),
+            Stat {
+                median: 2.0,
+                min: 1.0,
+                max: 3.0
+            }
+        );
+        assert_eq!(stat(&[1.0, 4.0]).unwrap().median, 2.5);
+        let servers = ["tachyon", "nginx", "floor"]
+            .iter()
+            .map(|n| ServerInfo {
+                name: n.to_string(),
+                version: "x".into(),
+                workers: 2,
+                rss_at_rest_bytes: 1 << 20,
+                binary_bytes: None,
+            })
+            .collect();
+        let results = Results {
+            schema_version: 1,
+            machine: Machine {
+                cores: 2,
+                ..Machine::default()
+            },
+            command: "tachyon-bench run".into(),
+            started: "now".into(),
+            finished: None,
+            servers,
+            rows: vec![
+                row("tachyon", 1, 1_000_000, 5.0, true),
+                row("tachyon", 2, 1_000_000, 4.0, true),
+                row("tachyon", 3, 10, 0.001, false),
+                row("nginx", 1, 500_000, 5.0, true),
+                row("floor", 1, 1_250_000, 5.0, true),
+            ],
+        };
+        let sections = sections(&results).unwrap();
+        let table = &sections[0].tables[0];
+        let us = &table.rows[0];
+        assert_eq!(us[0], "tachyon");
+        assert_eq!(us[1], "2/3");
+        // tachyon: 200k and 250k req/CPU-s → median 225k; nginx 100k; floor 250k.
+        assert_eq!(us[3], "225.0k (200.0k–250.0k)");
+        assert_eq!(us[5], "2.25×");
+        assert_eq!(us[6], "0.90×");
+        assert!(
+            us.last().unwrap().contains("socket errors"),
+            "bad round is listed"
+        );
+        let md = markdown(&results, &sections);
+        assert!(md.contains("## efficiency") && md.contains("charts/efficiency-1k.svg"));
+        assert!(html(&results, &sections).contains("<svg"));
+    }
+}

@@ -1,0 +1,150 @@
+//! The results file: one JSON document per run, rewritten after every cell so
+//! an interrupted run keeps what it measured (hyperfine exports per benchmark
+//! for the same reason). Units are in field names.
+
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything a run measured.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Results {
+    pub schema_version: u32,
+    pub machine: Machine,
+    pub command: String,
+    pub started: String,
+    pub finished: Option<String>,
+    pub servers: Vec<ServerInfo>,
+    pub rows: Vec<Row>,
+}
+
+/// Facts about where the run happened.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Machine {
+    pub cores: usize,
+    pub cpu_model: String,
+    pub kernel: String,
+    pub memory_gib: f64,
+    pub tools: Vec<(String, String)>,
+}
+
+/// A server as it ran.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+    pub workers: usize,
+    pub rss_at_rest_bytes: u64,
+    pub binary_bytes: Option<u64>,
+}
+
+/// One client run against one server: a (cell, server, round).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Row {
+    pub suite: String,
+    pub seed: String,
+    pub cell: String,
+    pub server: String,
+    pub round: u32,
+    pub client_command: String,
+    pub file_bytes: u64,
+    pub conns: u32,
+    /// False when anything was wrong: errors, wrong sizes, a crash. Such a row
+    /// is shown and flagged, never averaged in.
+    pub ok: bool,
+    pub problems: Vec<String>,
+    pub requests: u64,
+    pub duration_s: f64,
+    pub rps: f64,
+    pub bytes_read: u64,
+    pub socket_errors: u64,
+    pub non_2xx_3xx: u64,
+    pub server_usr_s: f64,
+    pub server_sys_s: f64,
+    pub client_cpu_s: f64,
+    pub latency_avg_ms: Option<f64>,
+    pub latency_p50_ms: Option<f64>,
+    pub latency_p90_ms: Option<f64>,
+    pub latency_p99_ms: Option<f64>,
+    pub latency_p999_ms: Option<f64>,
+    /// Footprint cells only.
+    pub rss_rest_bytes: Option<u64>,
+    pub rss_loaded_bytes: Option<u64>,
+    pub idle_conns_held: Option<u64>,
+    /// The offered rate of an open-loop cell.
+    pub target_rps: Option<f64>,
+}
+
+impl Row {
+    pub fn server_cpu_s(&self) -> f64 {
+        self.server_usr_s + self.server_sys_s
+    }
+
+    /// The headline: requests per server CPU-second.
+    pub fn req_per_server_cpu_s(&self) -> Option<f64> {
+        let cpu = self.server_cpu_s();
+        (cpu > 0.0 && self.requests > 0).then(|| self.requests as f64 / cpu)
+    }
+
+    pub fn bytes_per_server_cpu_s(&self) -> Option<f64> {
+        let cpu = self.server_cpu_s();
+        (cpu > 0.0).then(|| self.bytes_read as f64 / cpu)
+    }
+
+    /// Spare Cores' extrapolated RPS: rps × (S+C)/S.
+    pub fn extrapolated_rps(&self) -> Option<f64> {
+        extrapolate(self.rps, self.server_cpu_s(), self.client_cpu_s)
+    }
+
+    pub fn bytes_per_idle_conn(&self) -> Option<f64> {
+        let (rest, loaded, held) = (
+            self.rss_rest_bytes?,
+            self.rss_loaded_bytes?,
+            self.idle_conns_held?,
+        );
+        (held > 0).then(|| (loaded as f64 - rest as f64) / held as f64)
+    }
+}
+
+/// rps × (S + C) / S (Spare Cores `inspector.py`): the rate the server would
+/// reach with the client's CPU too, if it scaled linearly.
+pub fn extrapolate(rps: f64, server_cpu_s: f64, client_cpu_s: f64) -> Option<f64> {
+    (server_cpu_s > 0.0).then(|| rps * (server_cpu_s + client_cpu_s) / server_cpu_s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extrapolation_matches_the_seed_formula() {
+        // bench-methodology §1: nginx, 1 KiB: R/S = 76.2k, S = 4.97, C = 4.38.
+        let rps = 75_700.0;
+        let e = extrapolate(rps, 4.97, 4.38).unwrap();
+        assert!((e - rps * 9.35 / 4.97).abs() < 1e-6);
+        assert!(
+            extrapolate(1.0, 0.0, 1.0).is_none(),
+            "no server CPU: undefined, not infinite"
+        );
+    }
+
+    #[test]
+    fn per_cpu_figures() {
+        let row = Row {
+            requests: 1000,
+            bytes_read: 4000,
+            server_usr_s: 0.25,
+            server_sys_s: 0.25,
+            ..Row::default()
+        };
+        assert_eq!(row.req_per_server_cpu_s(), Some(2000.0));
+        assert_eq!(row.bytes_per_server_cpu_s(), Some(8000.0));
+        let foot = Row {
+            rss_rest_bytes: Some(1000),
+            rss_loaded_bytes: Some(6000),
+            idle_conns_held: Some(10),
+            ..Row::default()
+        };
+        assert_eq!(foot.bytes_per_idle_conn(), Some(500.0));
+    }
+}

@@ -1,0 +1,582 @@
+//! Running suites: start every server once, then for each cell and round run
+//! the client against each server in turn (A B C, then B C A, …), measuring
+//! the server's CPU from /proc and the client's from getrusage.
+//!
+//! Owns scheduling, verification of what was served and the results file; it
+//! does not format reports. Invariant: every row records the exact client
+//! command, and a row with any problem has `ok = false`.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::clients::{self, ClientReport};
+use crate::peers::{Env, Peer, Running};
+use crate::proc;
+use crate::results::{Machine, Results, Row, ServerInfo, SCHEMA_VERSION};
+use crate::suites::{self, Cell, Workload};
+
+/// What `tachyon-bench run` was asked to do.
+pub struct RunOptions {
+    pub suites: Vec<String>,
+    pub servers: Vec<Peer>,
+    pub rounds: u32,
+    pub quick: bool,
+    pub out: PathBuf,
+    pub workers: usize,
+    pub peers_dir: PathBuf,
+    pub command_line: String,
+}
+
+pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&interrupted))?;
+    }
+    raise_nofile();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+    let mut cells = Vec::new();
+    for suite in &opts.suites {
+        cells.extend(suites::cells(suite, opts.quick, cores)?);
+    }
+    check_tools(&cells)?;
+    let www = opts.out.join("www");
+    let run_dir = opts.out.join("run");
+    std::fs::create_dir_all(&run_dir)?;
+    // Apache and h2o drop to www-data when started as root, then write pid
+    // files and logs here: the scratch folder must be theirs to write too.
+    std::fs::set_permissions(
+        &run_dir,
+        std::os::unix::fs::PermissionsExt::from_mode(0o1777),
+    )?;
+    crate::site::generate(&www)?;
+    for script in [suites::Script::FabRandom, suites::Script::Pipeline16] {
+        std::fs::write(run_dir.join(script.file_name()), script.source())?;
+    }
+    let bench_bin = std::env::current_exe()?;
+    let tachyon_bin = bench_bin.with_file_name("tachyon");
+    if opts.servers.contains(&Peer::Tachyon) && !tachyon_bin.is_file() {
+        bail!(
+            "{} not found: build it with `cargo build --release -p tachyon`",
+            tachyon_bin.display()
+        );
+    }
+    for peer in &opts.servers {
+        if let Some(program) = peer.program() {
+            if crate::peers::which(program).is_none() {
+                bail!(
+                    "{} is not installed ({program} not on PATH): run `tachyon-bench setup`",
+                    peer.name()
+                );
+            }
+        }
+    }
+    let env = Env {
+        root: www.canonicalize()?,
+        run_dir: run_dir.canonicalize()?,
+        peers_dir: opts.peers_dir.clone(),
+        tachyon_bin,
+        bench_bin,
+        workers: opts.workers,
+    };
+    let mut servers = Vec::new();
+    for &peer in &opts.servers {
+        let mut server = Running::start(peer, &env)?;
+        warm_up(&mut server)?;
+        servers.push(server);
+    }
+    let mut results = Results {
+        schema_version: SCHEMA_VERSION,
+        machine: machine_facts(),
+        command: opts.command_line.clone(),
+        started: now(),
+        finished: None,
+        servers: servers
+            .iter()
+            .map(|s| ServerInfo {
+                name: s.peer.name().into(),
+                version: crate::setup::version_of(s.peer),
+                workers: opts.workers,
+                rss_at_rest_bytes: s.rss_at_rest,
+                binary_bytes: s.binary_bytes,
+            })
+            .collect(),
+        rows: Vec::new(),
+    };
+    let results_path = opts.out.join("results.json");
+    let total_s: f64 = cells.iter().map(|c| c.expected_s() + 0.3).sum::<f64>()
+        * f64::from(opts.rounds)
+        * servers.len() as f64;
+    let bar = ProgressBar::new(total_s.ceil() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {percent}% ETA {eta} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    'cells: for cell in &cells {
+        for round in 0..opts.rounds {
+            let n = servers.len();
+            for i in 0..n {
+                if interrupted.load(Ordering::Relaxed) {
+                    bar.abandon_with_message("interrupted: results so far are saved");
+                    break 'cells;
+                }
+                // Rotate the order each round so no server always runs first.
+                let server = &mut servers[(i + round as usize) % n];
+                bar.set_message(format!(
+                    "{} {} · {} · round {}",
+                    cell.suite,
+                    cell.label,
+                    server.peer.name(),
+                    round + 1
+                ));
+                let row = measure(cell, server, round + 1, &env);
+                results.rows.push(row);
+                bar.inc((cell.expected_s() + 0.3).ceil() as u64);
+            }
+        }
+        std::fs::write(&results_path, serde_json::to_vec_pretty(&results)?)?;
+    }
+    bar.finish_and_clear();
+    for server in &mut servers {
+        server.stop();
+    }
+    results.finished = Some(now());
+    std::fs::write(&results_path, serde_json::to_vec_pretty(&results)?)?;
+    println!("results: {}", results_path.display());
+    let bad = results.rows.iter().filter(|r| !r.ok).count();
+    if bad > 0 {
+        println!(
+            "{bad} of {} runs had problems (flagged in the report)",
+            results.rows.len()
+        );
+    }
+    Ok(())
+}
+
+/// One client run against one server.
+fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
+    let mut row = Row {
+        suite: cell.suite.into(),
+        seed: cell.seed.into(),
+        cell: cell.label.clone(),
+        server: server.peer.name().into(),
+        round,
+        file_bytes: cell.file_bytes(),
+        conns: cell.conns(),
+        ok: true,
+        ..Row::default()
+    };
+    if !server.is_alive() {
+        row.ok = false;
+        row.problems
+            .push("server is not running (crashed earlier)".into());
+        return row;
+    }
+    if let Workload::Footprint { conns } = cell.workload {
+        footprint(server, conns, &mut row);
+        return row;
+    }
+    let argv = match client_argv(cell, server, env, &mut row) {
+        Ok(argv) => argv,
+        Err(e) => {
+            row.ok = false;
+            row.problems.push(format!("{e:#}"));
+            return row;
+        }
+    };
+    row.client_command = shell_words(&argv);
+    let timeout = Duration::from_secs_f64(cell.expected_s() * 3.0 + 60.0);
+    let server_before = proc::cpu(server.pid());
+    let client_before = proc::children_cpu();
+    let output = run_with_timeout(&argv, timeout);
+    let server_cpu = proc::cpu(server.pid()).since(&server_before);
+    let client_cpu = proc::children_cpu().since(&client_before);
+    row.server_usr_s = server_cpu.user_s;
+    row.server_sys_s = server_cpu.system_s;
+    row.client_cpu_s = client_cpu.total();
+    let parsed = output.and_then(|text| {
+        let report = match cell.workload {
+            Workload::Wrk { .. } => clients::parse_wrk(&text),
+            Workload::Ab { .. } => clients::parse_ab(&text),
+            Workload::H2load { .. } => clients::parse_h2load(&text),
+            Workload::Oha { .. } => clients::parse_oha_json(&text),
+            Workload::Footprint { .. } => unreachable!("handled above"),
+        };
+        report.with_context(|| format!("parsing the output of {}", argv[0]))
+    });
+    match parsed {
+        Ok(report) => {
+            apply(&mut row, &report);
+            verify(cell, &mut row);
+        }
+        Err(e) => {
+            row.ok = false;
+            row.problems.push(format!("{e:#}"));
+        }
+    }
+    if !server.is_alive() {
+        row.ok = false;
+        row.problems.push("server exited during the run".into());
+    }
+    row
+}
+
+fn apply(row: &mut Row, r: &ClientReport) {
+    row.requests = r.requests;
+    row.duration_s = r.duration_s;
+    row.rps = r.rps;
+    row.bytes_read = r.bytes_read;
+    row.socket_errors = r.socket_errors;
+    row.non_2xx_3xx = r.non_2xx_3xx;
+    row.latency_avg_ms = r.latency_avg_ms;
+    row.latency_p50_ms = r.latency_p50_ms;
+    row.latency_p90_ms = r.latency_p90_ms;
+    row.latency_p99_ms = r.latency_p99_ms;
+    row.latency_p999_ms = r.latency_p999_ms;
+}
+
+/// Checks what was served: errors, statuses and bytes per response.
+fn verify(cell: &Cell, row: &mut Row) {
+    if row.requests == 0 {
+        row.problems.push("no request completed".into());
+    }
+    if row.socket_errors > 0 {
+        row.problems.push(format!(
+            "{} socket errors / failed requests",
+            row.socket_errors
+        ));
+    }
+    if row.non_2xx_3xx > 0 {
+        row.problems
+            .push(format!("{} responses were not 2xx/3xx", row.non_2xx_3xx));
+    }
+    let pipelined = matches!(cell.workload, Workload::H2load { .. })
+        || matches!(
+            cell.workload,
+            Workload::Wrk {
+                script: Some(suites::Script::Pipeline16),
+                ..
+            }
+        );
+    // wrk rounds its byte count to 2 decimals of a unit; allow 2% under.
+    if row.requests > 0 && row.file_bytes > 0 && !pipelined {
+        let per = row.bytes_read as f64 / row.requests as f64;
+        if per < row.file_bytes as f64 * 0.98 || per > row.file_bytes as f64 + 2048.0 {
+            row.problems.push(format!(
+                "{per:.0} bytes per response for a {}-byte file",
+                row.file_bytes
+            ));
+        }
+    }
+    row.ok = row.problems.is_empty();
+}
+
+fn client_argv(
+    cell: &Cell,
+    server: &Running,
+    env: &Env,
+    row: &mut Row,
+) -> anyhow::Result<Vec<String>> {
+    let url = server.url(&cell.path);
+    let s = |v: &str| v.to_string();
+    Ok(match &cell.workload {
+        Workload::Wrk {
+            threads,
+            conns,
+            duration_s,
+            latency,
+            script,
+            close,
+        } => {
+            let mut a = vec![
+                s("wrk"),
+                format!("-t{threads}"),
+                format!("-c{conns}"),
+                format!("-d{duration_s}s"),
+                s("--timeout"),
+                s("8s"),
+            ];
+            if *latency {
+                a.push(s("--latency"));
+            }
+            if *close {
+                a.extend([s("-H"), s("Connection: close")]);
+            }
+            if let Some(script) = script {
+                a.extend([
+                    s("-s"),
+                    env.run_dir.join(script.file_name()).display().to_string(),
+                ]);
+            }
+            a.push(url);
+            a
+        }
+        Workload::Ab {
+            requests,
+            conns,
+            keepalive,
+        } => {
+            let mut a = vec![
+                s("ab"),
+                s("-q"),
+                s("-r"),
+                s("-n"),
+                requests.to_string(),
+                s("-c"),
+                conns.to_string(),
+                s("-s"),
+                s("30"),
+            ];
+            if *keepalive {
+                a.push(s("-k"));
+            }
+            a.push(url);
+            a
+        }
+        Workload::H2load {
+            conns,
+            threads,
+            streams,
+            duration_s,
+        } => vec![
+            s("h2load"),
+            s("--h1"),
+            format!("-c{conns}"),
+            format!("-t{threads}"),
+            format!("-m{streams}"),
+            format!("-D{duration_s}"),
+            url,
+        ],
+        Workload::Oha {
+            conns,
+            rate_fraction,
+            duration_s,
+        } => {
+            let peak = peak_rps(server)?;
+            let rate = (peak * rate_fraction).max(1.0);
+            row.target_rps = Some(rate);
+            vec![
+                s("oha"),
+                s("--no-tui"),
+                s("--output-format"),
+                s("json"),
+                s("--latency-correction"),
+                s("-z"),
+                format!("{duration_s}s"),
+                s("-c"),
+                conns.to_string(),
+                s("-q"),
+                format!("{rate:.0}"),
+                url,
+            ]
+        }
+        Workload::Footprint { .. } => unreachable!("footprint has no client"),
+    })
+}
+
+/// The closed-loop peak at c=64, measured just before an open-loop cell.
+fn peak_rps(server: &Running) -> anyhow::Result<f64> {
+    let argv: Vec<String> = ["wrk", "-t1", "-c64", "-d3s"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([server.url("/1k")])
+        .collect();
+    let text = run_with_timeout(&argv, Duration::from_secs(30))?;
+    Ok(clients::parse_wrk(&text)?.rps)
+}
+
+/// Opens `conns` keep-alive connections, one request each, holds them, and
+/// reads the server's resident memory with and without them.
+fn footprint(server: &Running, conns: u32, row: &mut Row) {
+    row.client_command =
+        format!("(built in) {conns} keep-alive connections, one GET / each, held open");
+    let rest = proc::rss_bytes(server.pid());
+    let mut held = Vec::with_capacity(conns as usize);
+    let mut failures = 0u64;
+    let request = b"GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    for _ in 0..conns {
+        let attempt = (|| -> std::io::Result<TcpStream> {
+            let mut stream = TcpStream::connect_timeout(&server.addr(), Duration::from_secs(2))?;
+            stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+            stream.write_all(request)?;
+            let mut buf = [0u8; 1024];
+            let n = stream.read(&mut buf)?;
+            if n < 12 || &buf[9..12] != b"200" {
+                return Err(std::io::Error::other("no 200"));
+            }
+            Ok(stream)
+        })();
+        match attempt {
+            Ok(stream) => held.push(stream),
+            Err(_) => failures += 1,
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let loaded = proc::rss_bytes(server.pid());
+    row.rss_rest_bytes = Some(rest);
+    row.rss_loaded_bytes = Some(loaded);
+    row.idle_conns_held = Some(held.len() as u64);
+    row.requests = held.len() as u64;
+    row.socket_errors = failures;
+    row.ok = failures == 0;
+    if failures > 0 {
+        row.problems.push(format!(
+            "{failures} of {conns} connections failed or were dropped"
+        ));
+    }
+    drop(held);
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+fn warm_up(server: &mut Running) -> anyhow::Result<()> {
+    let argv: Vec<String> = ["wrk", "-t1", "-c8", "-d1s"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([server.url("/1k")])
+        .collect();
+    run_with_timeout(&argv, Duration::from_secs(20))
+        .with_context(|| format!("warming up {}", server.peer.name()))?;
+    Ok(())
+}
+
+/// Runs a client to completion (reaped, so its CPU lands in RUSAGE_CHILDREN);
+/// kills it past `timeout`.
+fn run_with_timeout(argv: &[String], timeout: Duration) -> anyhow::Result<String> {
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("starting {}", argv[0]))?;
+    let mut stdout = child.stdout.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if started.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("{} did not finish within {:?}", argv[0], timeout);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = reader.join().unwrap_or_default();
+    let mut err = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        let _ = stderr.read_to_string(&mut err);
+    }
+    // wrk and ab exit non-zero on some errors but still print totals; the
+    // parser decides. A client that printed nothing is a failure.
+    if text.trim().is_empty() {
+        bail!(
+            "{} exited with {status} and no output: {}",
+            argv[0],
+            err.trim()
+        );
+    }
+    Ok(text)
+}
+
+fn check_tools(cells: &[Cell]) -> anyhow::Result<()> {
+    let mut needed: Vec<&str> = vec!["wrk"];
+    for cell in cells {
+        needed.push(match cell.workload {
+            Workload::Wrk { .. } | Workload::Footprint { .. } => "wrk",
+            Workload::Ab { .. } => "ab",
+            Workload::H2load { .. } => "h2load",
+            Workload::Oha { .. } => "oha",
+        });
+    }
+    needed.sort_unstable();
+    needed.dedup();
+    let missing: Vec<&str> = needed
+        .into_iter()
+        .filter(|t| crate::peers::which(t).is_none())
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "missing load generators: {}: run `tachyon-bench setup`",
+            missing.join(", ")
+        );
+    }
+    Ok(())
+}
+
+fn raise_nofile() {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
+    }
+}
+
+fn machine_facts() -> Machine {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let memory_kib: f64 = meminfo
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("MemTotal:")?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0.0);
+    Machine {
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpu_model,
+        kernel,
+        memory_gib: memory_kib / 1_048_576.0,
+        tools: crate::setup::tool_versions(),
+    }
+}
+
+fn now() -> String {
+    httpdate::fmt_http_date(SystemTime::now())
+}
+
+fn shell_words(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if a.contains(' ') {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The default output folder: `bench-results/<unix time>`.
+pub fn default_out() -> PathBuf {
+    let secs = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Path::new("bench-results").join(secs.to_string())
+}

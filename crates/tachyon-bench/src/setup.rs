@@ -1,0 +1,122 @@
+//! `tachyon-bench setup`: installs the load generators and peer servers from
+//! Debian's packages (and optionally oha and static-web-server from
+//! crates.io), then prints what is installed. Idempotent: installed packages
+//! are skipped.
+
+use std::process::Command;
+
+use anyhow::{bail, Context};
+
+use crate::peers::{which, Peer};
+
+/// Debian packages and the program each provides.
+const PACKAGES: [(&str, &str); 9] = [
+    ("wrk", "wrk"),
+    ("apache2-utils", "ab"),
+    ("nghttp2-client", "h2load"),
+    ("nginx", "nginx"),
+    ("lighttpd", "lighttpd"),
+    ("h2o", "h2o"),
+    ("caddy", "caddy"),
+    ("apache2", "apache2"),
+    ("curl", "curl"),
+];
+
+pub fn setup(with_sws: bool, with_oha: bool) -> anyhow::Result<()> {
+    let missing: Vec<&str> = PACKAGES
+        .iter()
+        .filter(|(_, program)| which(program).is_none())
+        .map(|(p, _)| *p)
+        .collect();
+    if !missing.is_empty() {
+        println!("installing: {}", missing.join(" "));
+        let apt = |args: &[&str]| -> anyhow::Result<()> {
+            let status = Command::new("apt-get")
+                .args(args)
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .status()
+                .context("running apt-get")?;
+            if !status.success() {
+                bail!(
+                    "apt-get {} failed ({status}); are you root?",
+                    args.join(" ")
+                );
+            }
+            Ok(())
+        };
+        apt(&["update", "-qq"])?;
+        let mut args = vec!["install", "-y", "-qq", "--no-install-recommends"];
+        args.extend(&missing);
+        apt(&args)?;
+        // Debian starts the packaged daemons on :80; the benchmark starts its own.
+        for service in ["nginx", "lighttpd", "h2o", "apache2"] {
+            let _ = Command::new("service").args([service, "stop"]).output();
+        }
+    }
+    for (wanted, program, krate) in [
+        (with_oha, "oha", "oha"),
+        (with_sws, "static-web-server", "static-web-server"),
+    ] {
+        if wanted && which(program).is_none() {
+            println!("cargo install {krate} (this compiles it; a few minutes on 2 cores)");
+            let status = Command::new("cargo")
+                .args(["install", "--locked", krate])
+                .status()
+                .context("running cargo install")?;
+            if !status.success() {
+                bail!("cargo install {krate} failed");
+            }
+        }
+    }
+    for (tool, version) in tool_versions() {
+        println!("{tool:>18}  {version}");
+    }
+    for peer in Peer::ALL {
+        if peer.program().is_some() {
+            println!("{:>18}  {}", peer.name(), version_of(peer));
+        }
+    }
+    Ok(())
+}
+
+/// Versions of the load generators (missing ones say so).
+pub fn tool_versions() -> Vec<(String, String)> {
+    [
+        ("wrk", &["-v"][..]),
+        ("ab", &["-V"]),
+        ("h2load", &["--version"]),
+        ("oha", &["--version"]),
+    ]
+    .iter()
+    .map(|(tool, args)| (tool.to_string(), first_line(tool, args)))
+    .collect()
+}
+
+/// The version line of a peer server.
+pub fn version_of(peer: Peer) -> String {
+    match peer.version_command() {
+        None => format!("{} (this workspace)", env!("CARGO_PKG_VERSION")),
+        Some((program, args)) => first_line(program, args),
+    }
+}
+
+fn first_line(program: &str, args: &[&str]) -> String {
+    let Some(path) = which(program) else {
+        return "not installed".into();
+    };
+    match Command::new(path).args(args).output() {
+        Ok(out) => {
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            text.lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        }
+        Err(e) => format!("unknown ({e})"),
+    }
+}
