@@ -78,6 +78,9 @@ enum Cmd {
         /// Folder of peer config templates
         #[arg(long)]
         peers: Option<PathBuf>,
+        /// Seconds per timed run, overriding each suite's own
+        #[arg(long)]
+        duration: Option<u32>,
     },
     /// Write report.md, report.html and charts from a results folder
     Report { dir: PathBuf },
@@ -105,6 +108,7 @@ fn main() -> ExitCode {
             out,
             workers,
             peers,
+            duration,
         } => (|| {
             let servers = servers
                 .iter()
@@ -124,6 +128,7 @@ fn main() -> ExitCode {
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
                 peers_dir: peers.unwrap_or_else(peers::default_peers_dir),
                 command_line: std::env::args().collect::<Vec<_>>().join(" "),
+                duration_s: duration,
             };
             runner::run(&options)?;
             report::report(&out)

@@ -94,6 +94,7 @@ impl Peer {
 }
 
 /// Where things are, for starting servers.
+#[derive(Clone)]
 pub struct Env {
     pub root: PathBuf,
     pub run_dir: PathBuf,

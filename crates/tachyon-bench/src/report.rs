@@ -62,7 +62,7 @@ pub fn stat(values: &[f64]) -> Option<Stat> {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     let mid = v.len() / 2;
-    let median = if v.len() % 2 == 0 {
+    let median = if v.len().is_multiple_of(2) {
         (v[mid - 1] + v[mid]) / 2.0
     } else {
         v[mid]
@@ -210,6 +210,7 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
         }
         if suite == "efficiency" {
             series_by_size(
+                results,
                 &in_suite,
                 "efficiency",
                 "requests per server CPU-second",
@@ -218,7 +219,7 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
             )?;
         }
         if suite == "latency" {
-            let mut series: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+            let mut series: Series<'_> = BTreeMap::new();
             for (i, cell) in in_suite.iter().enumerate() {
                 for (server, _) in &cell.by_server {
                     if let Some(p99) = cell.metric(server, |r| r.latency_p99_ms) {
@@ -277,10 +278,13 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
     Ok(out)
 }
 
-fn ordered<'a>(
-    series: BTreeMap<&'a str, Vec<(f64, f64)>>,
-    results: &Results,
-) -> Vec<(String, Vec<(f64, f64)>)> {
+/// Points of one server's line: (x, y).
+type Points = Vec<(f64, f64)>;
+/// Lines of one chart, keyed by server name.
+type Series<'a> = BTreeMap<&'a str, Points>;
+
+/// The chart's lines, each sorted by x, in the run's server order.
+fn ordered(series: Series<'_>, results: &Results) -> Vec<(String, Vec<(f64, f64)>)> {
     let mut v: Vec<(String, Vec<(f64, f64)>)> = series
         .into_iter()
         .map(|(k, mut pts)| {
@@ -295,13 +299,14 @@ fn ordered<'a>(
 
 /// One line chart per file size: connections on x, `f` on y.
 fn series_by_size(
+    results: &Results,
     cells: &[&CellRows<'_>],
     name: &str,
     y_label: &str,
     f: impl Fn(&Row) -> Option<f64> + Copy,
     section: &mut Section,
 ) -> anyhow::Result<()> {
-    let mut by_size: BTreeMap<String, BTreeMap<&str, Vec<(f64, f64)>>> = BTreeMap::new();
+    let mut by_size: BTreeMap<String, Series<'_>> = BTreeMap::new();
     for cell in cells {
         let size = cell
             .cell
@@ -322,14 +327,7 @@ fn series_by_size(
         }
     }
     for (size, series) in by_size {
-        let mut v: Vec<(String, Vec<(f64, f64)>)> = series
-            .into_iter()
-            .map(|(k, mut p)| {
-                p.sort_by(|a, b| a.0.total_cmp(&b.0));
-                (k.to_string(), p)
-            })
-            .collect();
-        v.sort_by_key(|(s, _)| if s == "tachyon" { 0 } else { 1 });
+        let v = ordered(series, results);
         let title = format!("{name}: {size}, {y_label} (median)");
         section.charts.push((
             format!("{name}-{size}.svg"),
@@ -338,6 +336,10 @@ fn series_by_size(
     }
     Ok(())
 }
+
+/// A server's best thread count in one (size, connections) cell:
+/// (rps, extrapolated rps, requests per server CPU-second, `-t` value).
+type BestThreads = (f64, f64, f64, String);
 
 /// Spare Cores keeps, per (size, connections), the thread count with the
 /// highest rps; the web score uses the 8 connections-per-vCPU cells.
@@ -348,7 +350,7 @@ fn sparecores_extras(
 ) -> anyhow::Result<()> {
     let cores = results.machine.cores.max(1) as u32;
     // (size, conns) -> server -> best (rps, ext, req/cpu, threads)
-    let mut best: BTreeMap<(u64, u32), BTreeMap<String, (f64, f64, f64, String)>> = BTreeMap::new();
+    let mut best: BTreeMap<(u64, u32), BTreeMap<String, BestThreads>> = BTreeMap::new();
     for cell in cells {
         let mut words = cell.cell.split_whitespace();
         let size = words
@@ -414,7 +416,7 @@ fn sparecores_extras(
         }
     }
     section.tables.insert(0, table);
-    let mut by_size: BTreeMap<u64, BTreeMap<&str, Vec<(f64, f64)>>> = BTreeMap::new();
+    let mut by_size: BTreeMap<u64, Series<'_>> = BTreeMap::new();
     for ((size, conns), servers) in &best {
         for (server, (rps, ..)) in servers {
             by_size

@@ -33,6 +33,8 @@ pub struct RunOptions {
     pub workers: usize,
     pub peers_dir: PathBuf,
     pub command_line: String,
+    /// Overrides every timed cell's duration (wrk, h2load, oha).
+    pub duration_s: Option<u32>,
 }
 
 pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
@@ -46,6 +48,11 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     for suite in &opts.suites {
         cells.extend(suites::cells(suite, opts.quick, cores)?);
     }
+    if let Some(d) = opts.duration_s {
+        for cell in &mut cells {
+            cell.set_duration(d);
+        }
+    }
     check_tools(&cells)?;
     let www = opts.out.join("www");
     let run_dir = opts.out.join("run");
@@ -57,6 +64,8 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         std::os::unix::fs::PermissionsExt::from_mode(0o1777),
     )?;
     crate::site::generate(&www)?;
+    let small = opts.out.join("www-small");
+    crate::site::generate_small(&small)?;
     for script in [suites::Script::FabRandom, suites::Script::Pipeline16] {
         std::fs::write(run_dir.join(script.file_name()), script.source())?;
     }
@@ -129,6 +138,9 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
                 }
                 // Rotate the order each round so no server always runs first.
                 let server = &mut servers[(i + round as usize) % n];
+                if !applies(server.peer, &cell.workload) {
+                    continue;
+                }
                 bar.set_message(format!(
                     "{} {} · {} · round {}",
                     cell.suite,
@@ -160,6 +172,19 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The floor answers HTTP/1.1 keep-alive only (no HTTP/1.0, no
+/// `Connection: close`), so it sits out the cells it could not answer honestly.
+fn applies(peer: Peer, workload: &Workload) -> bool {
+    peer != Peer::Floor
+        || matches!(
+            workload,
+            Workload::Wrk { close: false, .. }
+                | Workload::H2load { .. }
+                | Workload::Oha { .. }
+                | Workload::Footprint { .. }
+        )
+}
+
 /// One client run against one server.
 fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     let mut row = Row {
@@ -180,7 +205,18 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
         return row;
     }
     if let Workload::Footprint { conns } = cell.workload {
-        footprint(server, conns, &mut row);
+        let small = Env {
+            root: env.root.with_file_name("www-small"),
+            ..env.clone()
+        };
+        match Running::start(server.peer, &small) {
+            Ok(fresh) => footprint(&fresh, conns, &mut row),
+            Err(e) => {
+                row.ok = false;
+                row.problems
+                    .push(format!("starting on the small site: {e:#}"));
+            }
+        }
         return row;
     }
     let argv = match client_argv(cell, server, env, &mut row) {

@@ -40,6 +40,15 @@ pub fn generate(root: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A small site (the page and one 1 KiB file) for the footprint cells, so
+/// resident memory compares servers, not how much content each caches.
+pub fn generate_small(root: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(root)?;
+    std::fs::write(root.join("index.html"), INDEX_HTML)?;
+    std::fs::write(root.join("1k"), vec![0u8; 1024])?;
+    Ok(())
+}
+
 /// The size of a generated file, by its URL path.
 pub fn size_of(path: &str) -> u64 {
     match path {

@@ -103,6 +103,16 @@ impl Cell {
         }
     }
 
+    /// Sets the duration of a timed workload (wrk, h2load, oha).
+    pub fn set_duration(&mut self, seconds: u32) {
+        match &mut self.workload {
+            Workload::Wrk { duration_s, .. }
+            | Workload::H2load { duration_s, .. }
+            | Workload::Oha { duration_s, .. } => *duration_s = seconds,
+            Workload::Ab { .. } | Workload::Footprint { .. } => {}
+        }
+    }
+
     /// Expected seconds per run, for the progress bar's ETA.
     pub fn expected_s(&self) -> f64 {
         match self.workload {
