@@ -175,9 +175,10 @@ fn drive(conn: &mut Conn, buf: &mut [u8], responses: &Responses) -> bool {
         if !conn.pending.is_empty() {
             return true;
         }
-        let n = match rustix::io::read(&conn.fd, &mut *buf) {
-            Ok(0) => return false,
-            Ok(n) => n,
+        // recv rather than read: the socket path skips the VFS layer.
+        let n = match rustix::net::recv(&conn.fd, &mut *buf, rustix::net::RecvFlags::empty()) {
+            Ok((0, _)) => return false,
+            Ok((n, _)) => n,
             Err(Errno::AGAIN) => return true,
             Err(Errno::INTR) => continue,
             Err(_) => return false,

@@ -31,10 +31,16 @@ impl DateCache {
 
     /// Re-formats the value if `now` is in a later second than the cached one.
     pub fn refresh(&mut self, now: SystemTime) {
-        let second = now
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or(Duration::ZERO)
-            .as_secs();
+        self.refresh_unix(
+            now.duration_since(UNIX_EPOCH)
+                .unwrap_or(Duration::ZERO)
+                .as_secs(),
+        );
+    }
+
+    /// Re-formats the value if `second` (seconds since the Unix epoch) is
+    /// later than the cached one's.
+    pub fn refresh_unix(&mut self, second: u64) {
         if second != self.second {
             let text = httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(second));
             // IMF-fixdate always has 29 bytes for years 1000..=9999.

@@ -10,7 +10,6 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
 
 use rustix::event::{epoll, eventfd, EventfdFlags, Timespec};
 use rustix::io::Errno;
@@ -18,6 +17,7 @@ use rustix::net::SocketFlags;
 use slab::Slab;
 use tachyon_http::date::DateCache;
 
+use crate::clock;
 use crate::conn::{Conn, Ctx, Next};
 use crate::limits::Limits;
 use crate::outbox::Outbox;
@@ -139,7 +139,7 @@ impl<'a> Worker<'a> {
     }
 
     fn run(mut self) -> io::Result<()> {
-        let started = Instant::now();
+        let clock = clock::Monotonic::start();
         let mut events: Vec<epoll::Event> = Vec::with_capacity(1024);
         let mut read_buf = vec![0u8; READ_BUF];
         let mut out = Outbox::default();
@@ -168,8 +168,8 @@ impl<'a> Worker<'a> {
                 Ok(_) | Err(Errno::INTR) => {}
                 Err(e) => return Err(e.into()),
             }
-            let now = started.elapsed().as_secs() as u32;
-            date.refresh(SystemTime::now());
+            let now = clock.seconds();
+            date.refresh_unix(clock::unix_seconds());
             // Pick up a reloaded site between batches, never within one.
             let current = self.site.generation();
             if current != generation {
