@@ -2,7 +2,7 @@
 //!
 //! This crate owns request-head parsing ([`request`]), turning a request target
 //! into a path that cannot leave the site ([`target`]), precondition and range
-//! evaluation ([`conditional`], [`range`]),
+//! evaluation ([`conditional`], [`range`]), content-coding negotiation ([`encoding`]),
 //! response heads ([`response`]) and the cached `Date` value ([`date`]).
 //! It knows nothing of sockets, files or threads. Every protocol error is a
 //! [`ParseError`], and [`ParseError::status`] is the one place that chooses the
@@ -10,6 +10,7 @@
 
 pub mod conditional;
 pub mod date;
+pub mod encoding;
 pub mod error;
 pub mod range;
 pub mod request;

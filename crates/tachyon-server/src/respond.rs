@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use tachyon_http::conditional::{self, Precondition, Validators};
 use tachyon_http::date::DateCache;
+use tachyon_http::encoding::{self, Choice, Coding};
 use tachyon_http::range::{self, ByteRange, RangeDecision, MAX_RANGES};
 use tachyon_http::response::{self, Persistence, Status, ALLOW, COMMON_HEADERS};
 use tachyon_http::target::site_path;
@@ -84,19 +85,59 @@ pub fn respond(
     };
     match site.lookup(path) {
         Some(Entry::File(file)) => serve_file(head, file, date, persistence, out),
-        Some(Entry::Redirect { location }) => {
-            redirect(head, location, date, persistence, out.buf())
+        Some(Entry::Redirect { status, location }) => {
+            redirect(head, *status, location, date, persistence, out.buf())
         }
-        None => response::write_error(
-            out.buf(),
-            Status::NotFound,
-            date,
-            persistence,
-            b"",
-            head_only,
-        ),
+        Some(Entry::Listing { html, json }) => {
+            let wants_json = head
+                .accept
+                .is_some_and(|a| memchr::memmem::find(a, b"application/json").is_some());
+            serve_file(
+                head,
+                if wants_json { json } else { html },
+                date,
+                persistence,
+                out,
+            )
+        }
+        None => match (site.fallback(), site.not_found_page()) {
+            (Some(fallback), _) => serve_file(head, fallback, date, persistence, out),
+            (None, Some(page)) => not_found_page(page, date, persistence, head_only, out),
+            (None, None) => response::write_error(
+                out.buf(),
+                Status::NotFound,
+                date,
+                persistence,
+                b"",
+                head_only,
+            ),
+        },
     }
     outcome
+}
+
+/// The representation to send: negotiated only when the client sent
+/// `Accept-Encoding` (benchmark clients do not, so their path skips this).
+/// A request for several ranges gets the identity, because a multipart body
+/// cannot say that its parts are slices of an encoded representation.
+fn select<'f>(head: &RequestHead<'_>, file: &'f Arc<FileEntry>) -> Option<&'f Arc<FileEntry>> {
+    let Some(accept) = head.accept_encoding else {
+        return Some(file);
+    };
+    let several_ranges = head.range.is_some_and(|r| r.contains(&b','));
+    let mut offered = [Coding::Br; 3];
+    let mut n = 0;
+    if !several_ranges {
+        for coding in file.codings() {
+            offered[n] = coding;
+            n += 1;
+        }
+    }
+    match encoding::choose(Some(accept), &offered[..n]) {
+        Choice::Identity => Some(file),
+        Choice::Encoded(coding) => file.encoding(coding).or(Some(file)),
+        Choice::NotAcceptable => None,
+    }
 }
 
 fn serve_file(
@@ -107,6 +148,17 @@ fn serve_file(
     out: &mut Outbox,
 ) {
     let head_only = head.method == Method::Head;
+    let Some(file) = select(head, file) else {
+        response::write_error(
+            out.buf(),
+            Status::NotAcceptable,
+            date,
+            persistence,
+            b"",
+            head_only,
+        );
+        return;
+    };
     let validators = Validators {
         etag: &file.etag,
         last_modified: file.last_modified,
@@ -187,6 +239,7 @@ fn single_range(
     buf.extend_from_slice(b"Content-Type: ");
     buf.extend_from_slice(file.content_type.as_bytes());
     buf.extend_from_slice(b"\r\n");
+    buf.extend_from_slice(file.encoding_field);
     content_range(buf, r, file.len);
     response::write_content_length(buf, r.len());
     finish_head(buf, date, persistence);
@@ -268,19 +321,45 @@ fn body(file: &Arc<FileEntry>, range: std::ops::Range<u64>, out: &mut Outbox) {
     }
 }
 
+/// A 404 whose body is the site's own page.
+fn not_found_page(
+    page: &Arc<FileEntry>,
+    date: &DateCache,
+    persistence: Persistence,
+    head_only: bool,
+    out: &mut Outbox,
+) {
+    let buf = out.buf();
+    Status::NotFound.write_line(buf);
+    buf.extend_from_slice(COMMON_HEADERS);
+    buf.extend_from_slice(b"Cache-Control: no-cache\r\nContent-Type: ");
+    buf.extend_from_slice(page.content_type.as_bytes());
+    buf.extend_from_slice(b"\r\n");
+    response::write_content_length(buf, page.len);
+    finish_head(buf, date, persistence);
+    if !head_only {
+        body(page, 0..page.len, out);
+    }
+}
+
 fn redirect(
     head: &RequestHead<'_>,
+    status: Status,
     location: &[u8],
     date: &DateCache,
     persistence: Persistence,
     buf: &mut Vec<u8>,
 ) {
-    let query = head
-        .raw_target
-        .iter()
-        .position(|&b| b == b'?')
-        .map_or(&b""[..], |i| &head.raw_target[i..]);
-    Status::MovedPermanently.write_line(buf);
+    // The request's query carries over unless the rule's target has its own.
+    let query = match location.contains(&b'?') {
+        true => &b""[..],
+        false => head
+            .raw_target
+            .iter()
+            .position(|&b| b == b'?')
+            .map_or(&b""[..], |i| &head.raw_target[i..]),
+    };
+    status.write_line(buf);
     buf.extend_from_slice(COMMON_HEADERS);
     buf.extend_from_slice(b"Location: ");
     buf.extend_from_slice(location);

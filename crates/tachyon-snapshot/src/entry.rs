@@ -5,21 +5,31 @@ use std::fs::File;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use tachyon_http::encoding::Coding;
+use tachyon_http::Status;
 
 /// A site path's meaning.
 #[derive(Debug, Clone)]
 pub enum Entry {
-    /// A regular file (also used for `/dir/` when it has an index file).
+    /// A regular file (also used for `/dir/` when it has an index file, and
+    /// for `/about` when clean URLs map it to `about.html`).
     File(Arc<FileEntry>),
-    /// A directory named without its trailing slash: redirect to `location`
-    /// (percent-encoded, ends with `/`) so that relative links resolve.
-    Redirect { location: Box<[u8]> },
+    /// A directory named without its trailing slash (301 to `/dir/`, so that
+    /// relative links resolve), or a configured redirect rule. `location` is
+    /// percent-encoded; the request's query is appended when it has none.
+    Redirect { status: Status, location: Box<[u8]> },
+    /// A directory without an index file, with listing enabled: the page
+    /// for people and the JSON for programs (`Accept: application/json`).
+    Listing {
+        html: Arc<FileEntry>,
+        json: Arc<FileEntry>,
+    },
 }
 
-/// Where a file's bytes live.
+/// Where a representation's bytes live.
 #[derive(Debug)]
 pub enum Body {
-    /// Read at load time; served from memory.
+    /// Read (or compressed) at load time; served from memory.
     Memory(Bytes),
     /// Beyond the memory budget: a file kept open at load time, served with
     /// sendfile. Its length is fixed at load; if the file shrinks later the
@@ -27,33 +37,62 @@ pub enum Body {
     Disk(File),
 }
 
-/// A file and its precomputed response parts.
+/// One representation of a file and its precomputed response parts.
 #[derive(Debug)]
 pub struct FileEntry {
     pub body: Body,
     /// Length in bytes, as of load time.
     pub len: u64,
-    /// Strong entity-tag with quotes: a hash of the content.
+    /// Strong entity-tag with quotes: a hash of this representation's bytes,
+    /// so each encoding has its own (RFC 9110 §8.8.3).
     pub etag: Box<[u8]>,
     /// Modification time, seconds since the epoch.
     pub last_modified: u64,
     /// The Content-Type value.
     pub content_type: Box<str>,
     /// Header lines shared by 200, 206 and 304: Server, nosniff, ETag,
-    /// Last-Modified, Cache-Control, Accept-Ranges. Each ends in CRLF.
+    /// Last-Modified, Cache-Control, Vary, configured headers, Accept-Ranges.
+    /// Each ends in CRLF.
     pub validator_fields: Box<[u8]>,
-    /// `HTTP/1.1 200 OK` + validator fields + Content-Type + Content-Length,
-    /// without Date, Connection and the final CRLF.
+    /// `Content-Encoding: br\r\n` for an encoded representation, else empty:
+    /// sent with 200 and 206, not with 304 (RFC 9110 §15.4.5).
+    pub encoding_field: &'static [u8],
+    /// `HTTP/1.1 200 OK` + validator fields + Content-Type, Content-Encoding
+    /// and Content-Length, without Date, Connection and the final CRLF.
     pub head_200: Box<[u8]>,
+    /// The encoded representations, in the server's preference order. Empty
+    /// for encoded representations themselves and for files not worth
+    /// compressing; when not empty, every representation carries `Vary`.
+    pub encoded: Box<[Encoded]>,
+}
+
+/// A file's representation in one content coding.
+#[derive(Debug)]
+pub struct Encoded {
+    pub coding: Coding,
+    pub entry: Arc<FileEntry>,
 }
 
 impl FileEntry {
-    /// The in-memory body, if this file has one.
+    /// The in-memory body, if this representation has one.
     #[inline]
     pub fn memory(&self) -> Option<&Bytes> {
         match &self.body {
             Body::Memory(bytes) => Some(bytes),
             Body::Disk(_) => None,
         }
+    }
+
+    /// The codings on offer, for negotiation.
+    pub fn codings(&self) -> impl Iterator<Item = Coding> + '_ {
+        self.encoded.iter().map(|e| e.coding)
+    }
+
+    /// The representation in `coding`, if the file has one.
+    pub fn encoding(&self, coding: Coding) -> Option<&Arc<FileEntry>> {
+        self.encoded
+            .iter()
+            .find(|e| e.coding == coding)
+            .map(|e| &e.entry)
     }
 }

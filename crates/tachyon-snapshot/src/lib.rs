@@ -3,25 +3,35 @@
 //! This crate owns walking the root, deciding what may be served (no dotfiles,
 //! no symlink that leaves the root), reading bodies within a memory budget,
 //! and precomputing everything a response needs: MIME type, strong ETag,
-//! Last-Modified and the serialized head. It knows nothing of sockets or of
+//! Last-Modified, the content codings (built once, here) and the serialized
+//! heads, plus the site's rules (headers per glob, redirects, clean URLs,
+//! listings, fallback and 404 pages). It knows nothing of sockets or of
 //! request parsing. Invariant: every [`Entry`] is complete before the snapshot
 //! is published, and a snapshot never changes; a reload builds a new one.
 
+mod compress;
 mod entry;
+mod listing;
 mod load;
 mod mime;
+mod rules;
 
-pub use entry::{Body, Entry, FileEntry};
+pub use compress::Compression;
+pub use entry::{Body, Encoded, Entry, FileEntry};
 pub use load::{LoadError, LoadOptions, LoadStats};
+pub use rules::{HeaderRule, RedirectRule, RuleError};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Site paths (decoded, normalized, see `tachyon_http::target`) to entries.
 pub struct Snapshot {
     entries: HashMap<Box<[u8]>, Entry, foldhash::fast::RandomState>,
     root: PathBuf,
     stats: LoadStats,
+    fallback: Option<Arc<FileEntry>>,
+    not_found: Option<Arc<FileEntry>>,
 }
 
 impl Snapshot {
@@ -34,6 +44,16 @@ impl Snapshot {
     #[inline]
     pub fn lookup(&self, path: &[u8]) -> Option<&Entry> {
         self.entries.get(path)
+    }
+
+    /// The file served with 200 for paths the site does not have (SPA routing).
+    pub fn fallback(&self) -> Option<&Arc<FileEntry>> {
+        self.fallback.as_ref()
+    }
+
+    /// The file whose content is the body of 404 responses.
+    pub fn not_found_page(&self) -> Option<&Arc<FileEntry>> {
+        self.not_found.as_ref()
     }
 
     /// The canonical root this snapshot was built from.

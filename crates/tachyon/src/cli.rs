@@ -38,6 +38,34 @@ pub struct Args {
     #[arg(long)]
     pub follow_outside_symlinks: bool,
 
+    /// List directories that have no index file (HTML, or JSON for Accept: application/json)
+    #[arg(long)]
+    pub listing: bool,
+
+    /// Serve /about from about.html
+    #[arg(long)]
+    pub clean_urls: bool,
+
+    /// Site path served with 200 for unknown paths, for single-page apps, e.g. /index.html
+    #[arg(long, value_name = "PATH")]
+    pub fallback: Option<String>,
+
+    /// Site path whose content is the body of 404 responses, e.g. /404.html
+    #[arg(long, value_name = "PATH")]
+    pub not_found_page: Option<String>,
+
+    /// Send Access-Control-Allow-Origin with this value on every file, e.g. '*'
+    #[arg(long, value_name = "ORIGIN")]
+    pub cors: Option<String>,
+
+    /// Do not build compressed variants (precompressed .br/.zst/.gz files are still served)
+    #[arg(long)]
+    pub no_compress: bool,
+
+    /// Do not reload when files under the root change (SIGHUP still reloads)
+    #[arg(long)]
+    pub no_watch: bool,
+
     /// Time allowed to send a request head, e.g. 10s [default: 10s]
     #[arg(long, value_name = "DURATION")]
     pub header_timeout: Option<String>,

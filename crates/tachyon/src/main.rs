@@ -4,6 +4,7 @@
 
 mod cli;
 mod config;
+mod reload;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use tachyon_server::{Shutdown, Site};
 use tachyon_snapshot::Snapshot;
 
 use crate::config::Settings;
+use crate::reload::Reloader;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
@@ -65,13 +67,18 @@ fn run(settings: Settings) -> anyhow::Result<()> {
             .context("starting the server thread")?
     };
     let signal_handle = signals.handle();
-    let reload_settings = settings.clone();
+    let quiet = settings.quiet;
+    let watch = settings.watch;
+    let reloader = Reloader::new(site, settings);
+    if watch {
+        reloader.watch();
+    }
     let signal_thread = std::thread::spawn(move || {
         for signal in signals.forever() {
             match signal {
-                SIGHUP => reload(&site, &reload_settings),
+                SIGHUP => reloader.reload("SIGHUP"),
                 _ => {
-                    if !reload_settings.quiet {
+                    if !quiet {
                         warn("stopping: finishing responses in flight");
                     }
                     shutdown.trigger();
@@ -88,37 +95,39 @@ fn run(settings: Settings) -> anyhow::Result<()> {
     result.context("serving")
 }
 
-/// Builds a new snapshot and swaps it in; on failure the old one stays.
-fn reload(site: &Site, settings: &Settings) {
-    match Snapshot::load(&settings.root, &settings.load) {
-        Ok(snapshot) => {
-            if !settings.quiet {
-                summarize(&snapshot);
-            }
-            site.publish(snapshot);
-        }
-        Err(err) => warn(&format!(
-            "reload failed, still serving the previous snapshot: {err}"
-        )),
-    }
-}
-
-fn summarize(snapshot: &Snapshot) {
+pub(crate) fn summarize(snapshot: &Snapshot) {
     let s = snapshot.stats();
+    let mib = |bytes: u64| bytes as f64 / 1_048_576.0;
+    let encoded: Vec<String> = tachyon_http::encoding::Coding::ALL
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| s.encoded_files[*i] > 0)
+        .map(|(i, c)| {
+            format!(
+                "{} {} files {:.1} MiB",
+                c.token(),
+                s.encoded_files[i],
+                mib(s.encoded_bytes[i])
+            )
+        })
+        .collect();
     say(&format!(
         "loaded {} files: {:.1} MiB in memory, {} served from disk ({:.1} MiB), {} skipped, in {} ms",
         s.files,
-        s.bytes_in_memory as f64 / 1_048_576.0,
+        mib(s.bytes_in_memory),
         s.files_on_disk,
-        s.bytes_on_disk as f64 / 1_048_576.0,
+        mib(s.bytes_on_disk),
         s.skipped,
         s.elapsed.as_millis()
     ));
+    if !encoded.is_empty() {
+        say(&format!("compressed: {}", encoded.join(", ")));
+    }
 }
 
 /// Prints a line to stdout, ignoring a closed or full pipe: a server must not
 /// die because whoever started it stopped reading (println! would panic).
-fn say(line: &str) {
+pub(crate) fn say(line: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{line}");
@@ -143,7 +152,7 @@ fn url_line(addr: std::net::SocketAddr) -> String {
 }
 
 /// Like `say`, on stderr, prefixed with the program name.
-fn warn(line: &str) {
+pub(crate) fn warn(line: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "tachyon: {line}");
 }

@@ -12,11 +12,17 @@ mod cli;
 mod clients;
 #[path = "e2e/conditional.rs"]
 mod conditional;
+#[path = "e2e/encoding.rs"]
+mod encoding;
 #[path = "e2e/errors.rs"]
 mod errors;
+#[path = "e2e/features.rs"]
+mod features;
 #[path = "e2e/limits.rs"]
 mod limits;
 #[path = "e2e/range.rs"]
 mod range;
+#[path = "e2e/reload.rs"]
+mod reload;
 #[path = "e2e/security.rs"]
 mod security;

@@ -10,43 +10,118 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use serde::Deserialize;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use tachyon_http::encoding::Coding;
 use tachyon_http::request::HeadLimits;
 use tachyon_server::Limits;
-use tachyon_snapshot::LoadOptions;
+use tachyon_snapshot::{Compression, HeaderRule, LoadOptions, RedirectRule};
 
 use crate::cli::Args;
-pub use units::{parse_duration, parse_size};
+pub use units::{format_duration, format_size, parse_duration, parse_size};
 
-/// The config file, as written. Every CLI option has a key here.
-#[derive(Debug, Default, Deserialize)]
+/// The config file, as written. Every CLI option has a key here, and
+/// `--print-config` writes this same shape back with every key filled in.
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct File {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub root: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub listen: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_memory: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_file_in_memory: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub index_files: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub serve_dotfiles: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub follow_outside_symlinks: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listing: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clean_urls: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_found_page: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cors: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub quiet: Option<bool>,
     #[serde(default)]
+    pub compression: FileCompression,
+    #[serde(default)]
     pub limits: FileLimits,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<FileHeaders>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirects: Vec<FileRedirect>,
+}
+
+/// The `[compression]` table.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileCompression {
+    /// Codings built at load, preferred first; `[]` turns building off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub codings: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_size: Option<String>,
 }
 
 /// The `[limits]` table.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileLimits {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub header_timeout: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub idle_timeout: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub send_timeout: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub drain_timeout: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_connections: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_head_bytes: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_target_bytes: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_discard_body: Option<String>,
+}
+
+/// One `[[headers]]` rule.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileHeaders {
+    pub glob: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub set: BTreeMap<String, String>,
+}
+
+/// One `[[redirects]]` rule.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileRedirect {
+    pub from: String,
+    pub to: String,
+    #[serde(default = "default_redirect_status")]
+    pub status: u16,
+}
+
+fn default_redirect_status() -> u16 {
+    301
 }
 
 /// The effective configuration: every value parsed and checked.
@@ -57,7 +132,13 @@ pub struct Settings {
     pub threads: usize,
     pub load: LoadOptions,
     pub limits: Limits,
+    /// Reload when files under the root change.
+    pub watch: bool,
     pub quiet: bool,
+    /// The rules as configured, for `--print-config`.
+    cors: Option<String>,
+    headers: Vec<FileHeaders>,
+    redirects: Vec<FileRedirect>,
 }
 
 impl Settings {
@@ -128,7 +209,7 @@ impl Settings {
                 .clone()
                 .unwrap_or(defaults_load.index_files.clone())
         };
-        let load = LoadOptions {
+        let mut load = LoadOptions {
             max_memory: size(
                 &args.max_memory,
                 &file.max_memory,
@@ -145,7 +226,47 @@ impl Settings {
             serve_dotfiles: args.dotfiles || file.serve_dotfiles.unwrap_or(false),
             follow_outside_symlinks: args.follow_outside_symlinks
                 || file.follow_outside_symlinks.unwrap_or(false),
+            compression: compression(args, &file.compression)?,
+            header_rules: Vec::new(),
+            listing: args.listing || file.listing.unwrap_or(false),
+            clean_urls: args.clean_urls || file.clean_urls.unwrap_or(false),
+            fallback: site_path(
+                args.fallback.as_ref().or(file.fallback.as_ref()),
+                "fallback",
+            )?,
+            not_found_page: site_path(
+                args.not_found_page
+                    .as_ref()
+                    .or(file.not_found_page.as_ref()),
+                "not_found_page",
+            )?,
+            redirects: Vec::new(),
         };
+        let cors = args.cors.clone().or(file.cors.clone());
+        if let Some(origin) = &cors {
+            let headers = [("Access-Control-Allow-Origin".to_string(), origin.clone())];
+            load.header_rules.push(
+                HeaderRule::new("**", None, &headers)
+                    .with_context(|| format!("cors: {origin:?}"))?,
+            );
+        }
+        for (i, rule) in file.headers.iter().enumerate() {
+            let headers: Vec<(String, String)> = rule
+                .set
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            load.header_rules.push(
+                HeaderRule::new(&rule.glob, rule.cache_control.as_deref(), &headers)
+                    .with_context(|| format!("headers[{i}] (glob {:?})", rule.glob))?,
+            );
+        }
+        for (i, rule) in file.redirects.iter().enumerate() {
+            load.redirects.push(
+                RedirectRule::new(&rule.from, &rule.to, rule.status)
+                    .with_context(|| format!("redirects[{i}] (from {:?})", rule.from))?,
+            );
+        }
         let fl = &file.limits;
         let head = HeadLimits {
             max_head_bytes: size(
@@ -213,44 +334,95 @@ impl Settings {
             threads,
             load,
             limits,
+            watch: !args.no_watch && file.watch.unwrap_or(true),
             quiet: args.quiet || file.quiet.unwrap_or(false),
+            cors,
+            headers: file.headers.clone(),
+            redirects: file.redirects.clone(),
         })
     }
 
-    /// The effective configuration, in the config file's own format.
+    /// The effective configuration, in the config file's own format, with
+    /// every key present.
     pub fn to_toml(&self) -> String {
-        let quote_list = |items: &[String]| {
-            items
-                .iter()
-                .map(|s| format!("{s:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let listen: Vec<String> = self.listen.iter().map(ToString::to_string).collect();
         let l = &self.limits;
-        format!(
-            "root = {root:?}\nlisten = [{listen}]\nthreads = {threads}\nmax_memory = \"{mm}\"\nmax_file_in_memory = \"{mf}\"\n\
-             index_files = [{index}]\nserve_dotfiles = {dot}\nfollow_outside_symlinks = {sym}\nquiet = {quiet}\n\n[limits]\n\
-             header_timeout = \"{ht}s\"\nidle_timeout = \"{it}s\"\nsend_timeout = \"{st}s\"\ndrain_timeout = \"{dt}s\"\n\
-             max_connections = {mc}\nmax_head_bytes = \"{mh}\"\nmax_target_bytes = \"{mt}\"\nmax_discard_body = \"{md}\"\n",
-            root = self.root.display().to_string(),
-            listen = quote_list(&listen),
-            threads = self.threads,
-            mm = self.load.max_memory,
-            mf = self.load.max_file_in_memory,
-            index = quote_list(&self.load.index_files),
-            dot = self.load.serve_dotfiles,
-            sym = self.load.follow_outside_symlinks,
-            quiet = self.quiet,
-            ht = l.header_timeout.as_secs_f64(),
-            it = l.idle_timeout.as_secs_f64(),
-            st = l.send_timeout.as_secs_f64(),
-            dt = l.drain_timeout.as_secs_f64(),
-            mc = l.max_connections,
-            mh = l.head.max_head_bytes,
-            mt = l.head.max_target_bytes,
-            md = l.max_discard_body,
-        )
+        let file = File {
+            root: Some(self.root.clone()),
+            listen: Some(self.listen.iter().map(ToString::to_string).collect()),
+            threads: Some(self.threads),
+            max_memory: Some(format_size(self.load.max_memory)),
+            max_file_in_memory: Some(format_size(self.load.max_file_in_memory)),
+            index_files: Some(self.load.index_files.clone()),
+            serve_dotfiles: Some(self.load.serve_dotfiles),
+            follow_outside_symlinks: Some(self.load.follow_outside_symlinks),
+            listing: Some(self.load.listing),
+            clean_urls: Some(self.load.clean_urls),
+            fallback: self.load.fallback.clone(),
+            not_found_page: self.load.not_found_page.clone(),
+            cors: self.cors.clone(),
+            watch: Some(self.watch),
+            quiet: Some(self.quiet),
+            compression: FileCompression {
+                codings: Some(
+                    self.load
+                        .compression
+                        .codings
+                        .iter()
+                        .map(|c| c.token().to_string())
+                        .collect(),
+                ),
+                min_size: Some(format_size(self.load.compression.min_size)),
+            },
+            limits: FileLimits {
+                header_timeout: Some(format_duration(l.header_timeout)),
+                idle_timeout: Some(format_duration(l.idle_timeout)),
+                send_timeout: Some(format_duration(l.send_timeout)),
+                drain_timeout: Some(format_duration(l.drain_timeout)),
+                max_connections: Some(l.max_connections),
+                max_head_bytes: Some(format_size(l.head.max_head_bytes as u64)),
+                max_target_bytes: Some(format_size(l.head.max_target_bytes as u64)),
+                max_discard_body: Some(format_size(l.max_discard_body)),
+            },
+            headers: self.headers.clone(),
+            redirects: self.redirects.clone(),
+        };
+        toml::to_string(&file)
+            .unwrap_or_else(|e| format!("# cannot print the configuration: {e}\n"))
+    }
+}
+
+/// The `[compression]` table and `--no-compress`.
+fn compression(args: &Args, file: &FileCompression) -> anyhow::Result<Compression> {
+    let defaults = Compression::default();
+    let codings = match (&file.codings, args.no_compress) {
+        (_, true) => Vec::new(),
+        (None, false) => defaults.codings,
+        (Some(names), false) => names
+            .iter()
+            .map(|name| {
+                Coding::from_token(name.as_bytes()).with_context(|| {
+                    format!(
+                        "compression.codings: {name:?} is not one of \"br\", \"zstd\", \"gzip\""
+                    )
+                })
+            })
+            .collect::<anyhow::Result<_>>()?,
+    };
+    let min_size = match &file.min_size {
+        Some(text) => {
+            parse_size(text).with_context(|| format!("compression.min_size: {text:?}"))?
+        }
+        None => defaults.min_size,
+    };
+    Ok(Compression { codings, min_size })
+}
+
+/// A site path option (`/index.html`): must start with `/`.
+fn site_path(value: Option<&String>, key: &str) -> anyhow::Result<Option<String>> {
+    match value {
+        None => Ok(None),
+        Some(p) if p.starts_with('/') => Ok(Some(p.clone())),
+        Some(p) => bail!("{key}: {p:?} must be a site path starting with /"),
     }
 }
 

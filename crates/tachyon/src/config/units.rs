@@ -43,6 +43,31 @@ pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
     })
 }
 
+/// A byte count in the largest unit that divides it exactly: `16KiB`, `1000B`.
+pub fn format_size(bytes: u64) -> String {
+    for (unit, scale) in [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
+        if bytes >= scale && bytes.is_multiple_of(scale) {
+            return format!("{}{unit}", bytes / scale);
+        }
+    }
+    format!("{bytes}B")
+}
+
+/// A duration in the largest unit that divides it exactly: `10s`, `2m`, `500ms`.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if !ms.is_multiple_of(1000) {
+        return format!("{ms}ms");
+    }
+    let s = ms / 1000;
+    match s {
+        0 => "0s".to_string(),
+        s if s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +87,15 @@ mod tests {
         assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn formatting_round_trips() {
+        for text in ["16KiB", "512MiB", "1000B", "1GiB"] {
+            assert_eq!(format_size(parse_size(text).unwrap()), text);
+        }
+        for text in ["10s", "500ms", "2m", "1h", "90s"] {
+            assert_eq!(format_duration(parse_duration(text).unwrap()), text);
+        }
     }
 }

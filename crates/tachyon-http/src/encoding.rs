@@ -1,0 +1,197 @@
+//! Content-coding negotiation: which of a resource's representations an
+//! `Accept-Encoding` field (RFC 9110 §12.5.3) prefers.
+//!
+//! Owns the parsing of codings and q-values and the choice between the
+//! encodings a resource has. Does not own building the encodings (the
+//! snapshot does, at load time) nor the `Vary` header (baked into every
+//! negotiable representation's head). Invariant: the answer is always one of
+//! the offered codings, identity, or "nothing acceptable" when identity was
+//! refused explicitly.
+
+use crate::request::{tokens, trim};
+
+/// A content coding tachyon can serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Coding {
+    Br,
+    Zstd,
+    Gzip,
+}
+
+impl Coding {
+    /// Every coding, in the server's order of preference when q-values tie:
+    /// brotli and zstd are denser than gzip for web text.
+    pub const ALL: [Coding; 3] = [Coding::Br, Coding::Zstd, Coding::Gzip];
+
+    /// The token used in `Accept-Encoding` and `Content-Encoding`.
+    pub fn token(self) -> &'static str {
+        match self {
+            Coding::Br => "br",
+            Coding::Zstd => "zstd",
+            Coding::Gzip => "gzip",
+        }
+    }
+
+    /// The file-name suffix of a precompressed sibling (`app.js.br`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Coding::Br => ".br",
+            Coding::Zstd => ".zst",
+            Coding::Gzip => ".gz",
+        }
+    }
+
+    /// Parses a coding token (case-insensitive; `x-gzip` is gzip, §8.4.1.3).
+    pub fn from_token(token: &[u8]) -> Option<Coding> {
+        Coding::ALL
+            .into_iter()
+            .find(|c| token.eq_ignore_ascii_case(c.token().as_bytes()))
+            .or_else(|| {
+                token
+                    .eq_ignore_ascii_case(b"x-gzip")
+                    .then_some(Coding::Gzip)
+            })
+    }
+}
+
+/// The representation to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// The content as stored.
+    Identity,
+    /// The representation encoded with this coding.
+    Encoded(Coding),
+    /// The client refused identity and every coding on offer: 406.
+    NotAcceptable,
+}
+
+/// Picks among `offered` (codings the resource has) for the request's
+/// `Accept-Encoding`. No field means any coding is acceptable, but the
+/// client has not said it can decode one, so identity is sent (the RFC
+/// allows either; curl without `--compressed` expects identity).
+pub fn choose(accept_encoding: Option<&[u8]>, offered: &[Coding]) -> Choice {
+    let Some(field) = accept_encoding else {
+        return Choice::Identity;
+    };
+    // q-values in thousandths: 1000 is q=1.
+    let mut star: Option<u16> = None;
+    let mut identity: Option<u16> = None;
+    let mut explicit: [Option<u16>; 3] = [None; 3];
+    for item in tokens(field) {
+        let mut parts = item.split(|&b| b == b';');
+        let name = trim(parts.next().unwrap_or(b""));
+        let mut q = 1000;
+        for param in parts {
+            let param = trim(param);
+            if let Some(value) = param
+                .strip_prefix(b"q=")
+                .or_else(|| param.strip_prefix(b"Q="))
+            {
+                // A malformed weight makes the member unusable, not q=1.
+                q = qvalue(value).unwrap_or(0);
+            }
+        }
+        if name == b"*" {
+            star = Some(q);
+        } else if name.eq_ignore_ascii_case(b"identity") {
+            identity = Some(q);
+        } else if let Some(coding) = Coding::from_token(name) {
+            let slot = &mut explicit[coding as usize];
+            // Repeated members: keep the most generous weight.
+            *slot = Some(slot.map_or(q, |old| old.max(q)));
+        }
+    }
+    let weight = |c: Coding| explicit[c as usize].or(star).unwrap_or(0);
+    let best = offered
+        .iter()
+        .copied()
+        .filter(|&c| weight(c) > 0)
+        .max_by_key(|&c| (weight(c), std::cmp::Reverse(c)));
+    // Identity is acceptable unless refused by name or by `*;q=0` (§12.5.3).
+    // Unnamed, it ranks just above zero, so any coding the client named wins.
+    let identity_q = identity.or(star.filter(|&q| q == 0)).unwrap_or(1);
+    match best {
+        Some(c) if weight(c) >= identity_q => Choice::Encoded(c),
+        _ if identity_q > 0 => Choice::Identity,
+        Some(c) => Choice::Encoded(c),
+        None => Choice::NotAcceptable,
+    }
+}
+
+/// `1`, `1.000`, `0.5`, `0` … as thousandths (RFC 9110 §12.4.2).
+fn qvalue(value: &[u8]) -> Option<u16> {
+    let value = trim(value);
+    let (int, frac) = match value.iter().position(|&b| b == b'.') {
+        Some(dot) => (&value[..dot], &value[dot + 1..]),
+        None => (value, &b""[..]),
+    };
+    if int.len() != 1 || frac.len() > 3 || !frac.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut thousandths = 0u16;
+    for i in 0..3 {
+        thousandths = thousandths * 10 + frac.get(i).map_or(0, |d| u16::from(d - b'0'));
+    }
+    match int[0] {
+        b'0' => Some(thousandths),
+        b'1' if thousandths == 0 => Some(1000),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Coding::*;
+
+    const ALL: &[Coding] = &[Br, Zstd, Gzip];
+
+    fn pick(field: &str, offered: &[Coding]) -> Choice {
+        choose(Some(field.as_bytes()), offered)
+    }
+
+    #[test]
+    fn no_field_means_identity() {
+        assert_eq!(choose(None, ALL), Choice::Identity);
+    }
+
+    #[test]
+    fn browsers_get_brotli_and_ties_prefer_the_denser_coding() {
+        assert_eq!(pick("gzip, deflate, br, zstd", ALL), Choice::Encoded(Br));
+        assert_eq!(pick("gzip, zstd", ALL), Choice::Encoded(Zstd));
+        assert_eq!(pick("gzip", ALL), Choice::Encoded(Gzip));
+        assert_eq!(pick("GZIP", &[Gzip]), Choice::Encoded(Gzip));
+        assert_eq!(pick("x-gzip", &[Gzip]), Choice::Encoded(Gzip));
+    }
+
+    #[test]
+    fn q_values_rank_and_zero_refuses() {
+        assert_eq!(pick("br;q=0.5, gzip;q=0.8", ALL), Choice::Encoded(Gzip));
+        assert_eq!(pick("br;q=0, gzip", ALL), Choice::Encoded(Gzip));
+        assert_eq!(pick("br;q=0", &[Br]), Choice::Identity);
+        assert_eq!(pick("br; q=1.000", &[Br]), Choice::Encoded(Br));
+        assert_eq!(pick("br;q=2", &[Br]), Choice::Identity, "bad weight");
+        assert_eq!(pick("br;q=0.1234", &[Br]), Choice::Identity, "bad weight");
+    }
+
+    #[test]
+    fn star_and_identity() {
+        assert_eq!(pick("*", ALL), Choice::Encoded(Br));
+        assert_eq!(pick("*;q=0, gzip", ALL), Choice::Encoded(Gzip));
+        assert_eq!(pick("identity", ALL), Choice::Identity);
+        assert_eq!(pick("identity;q=0", &[]), Choice::NotAcceptable);
+        assert_eq!(pick("*;q=0", &[Gzip]), Choice::NotAcceptable);
+        assert_eq!(pick("identity;q=0, gzip", &[Br]), Choice::NotAcceptable);
+        assert_eq!(
+            pick("identity;q=0", &[Zstd]),
+            Choice::NotAcceptable,
+            "zstd is not named and there is no *"
+        );
+        assert_eq!(pick("identity;q=1, br;q=0.5", &[Br]), Choice::Identity);
+        assert_eq!(
+            pick("", ALL),
+            Choice::Identity,
+            "empty field: no coding wanted"
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! Content codings built once, when the snapshot is built.
+//!
+//! Owns which files are worth encoding (by type and size), the encoder
+//! settings, and the rule that a coding is kept only when it saves enough.
+//! Precompressed siblings on disk (`app.js.br`) are found by the loader and
+//! take priority; this module only encodes what has no sibling.
+
+use std::io::Write;
+
+use tachyon_http::encoding::Coding;
+
+/// Which codings to offer and for which files.
+#[derive(Debug, Clone)]
+pub struct Compression {
+    /// Codings to build, in preference order; empty turns building off
+    /// (precompressed siblings are still served).
+    pub codings: Vec<Coding>,
+    /// Files smaller than this are not encoded: the saving would not cover
+    /// the `Content-Encoding` and `Vary` header bytes.
+    pub min_size: u64,
+}
+
+impl Default for Compression {
+    fn default() -> Self {
+        Compression {
+            codings: Coding::ALL.to_vec(),
+            min_size: 256,
+        }
+    }
+}
+
+/// Above this size the densest settings cost too much load time (brotli 11
+/// runs at about 1 MB/s per core); larger files get a faster level.
+const DENSE_MAX: usize = 1024 * 1024;
+
+/// Whether a Content-Type is worth compressing: text and text-like formats,
+/// wasm and uncompressed fonts. Images, video, archives and woff/woff2 are
+/// already compressed.
+pub fn compressible(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    essence.starts_with("text/")
+        || matches!(
+            essence,
+            "application/javascript"
+                | "application/json"
+                | "application/manifest+json"
+                | "application/ld+json"
+                | "application/xml"
+                | "application/xhtml+xml"
+                | "application/rss+xml"
+                | "application/atom+xml"
+                | "application/wasm"
+                | "application/x-javascript"
+                | "image/svg+xml"
+                | "image/x-icon"
+                | "image/vnd.microsoft.icon"
+                | "image/bmp"
+                | "font/ttf"
+                | "font/otf"
+                | "application/vnd.ms-fontobject"
+        )
+}
+
+/// `data` encoded with `coding`, or `None` when that does not save at least
+/// a tenth of the bytes (then the identity is as good on the wire).
+pub fn encode(coding: Coding, data: &[u8]) -> Option<Vec<u8>> {
+    let dense = data.len() <= DENSE_MAX;
+    let out = match coding {
+        Coding::Br => {
+            let mut out = Vec::with_capacity(data.len() / 3);
+            let params = brotli::enc::BrotliEncoderParams {
+                quality: if dense { 11 } else { 9 },
+                lgwin: 22,
+                size_hint: data.len(),
+                ..Default::default()
+            };
+            brotli::BrotliCompress(&mut &data[..], &mut out, &params).ok()?;
+            out
+        }
+        Coding::Zstd => zstd::bulk::compress(data, if dense { 19 } else { 9 }).ok()?,
+        Coding::Gzip => {
+            let mut encoder = flate2::write::GzEncoder::new(
+                Vec::with_capacity(data.len() / 3),
+                flate2::Compression::best(),
+            );
+            encoder.write_all(data).ok()?;
+            encoder.finish().ok()?
+        }
+    };
+    (out.len() as u64 * 10 <= data.len() as u64 * 9).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn every_coding_round_trips_and_incompressible_data_is_refused() {
+        let text = "tachyon serves static sites from memory. ".repeat(200);
+        for coding in Coding::ALL {
+            let encoded = encode(coding, text.as_bytes()).expect("text compresses");
+            assert!(encoded.len() < text.len() / 5, "{coding:?}");
+            let decoded = match coding {
+                Coding::Br => {
+                    let mut out = Vec::new();
+                    brotli::BrotliDecompress(&mut &encoded[..], &mut out).unwrap();
+                    out
+                }
+                Coding::Zstd => zstd::bulk::decompress(&encoded, text.len()).unwrap(),
+                Coding::Gzip => {
+                    let mut out = Vec::new();
+                    flate2::read::GzDecoder::new(&encoded[..])
+                        .read_to_end(&mut out)
+                        .unwrap();
+                    out
+                }
+            };
+            assert_eq!(decoded, text.as_bytes(), "{coding:?}");
+        }
+        // xorshift noise does not compress by a tenth.
+        let mut x = 0x9e3779b97f4a7c15u64;
+        let noise: Vec<u8> = (0..4096)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        for coding in Coding::ALL {
+            assert!(encode(coding, &noise).is_none(), "{coding:?}");
+        }
+    }
+
+    #[test]
+    fn compressible_types() {
+        assert!(compressible("text/html; charset=utf-8"));
+        assert!(compressible("application/javascript; charset=utf-8"));
+        assert!(compressible("image/svg+xml; charset=utf-8"));
+        assert!(compressible("application/wasm"));
+        assert!(!compressible("image/png"));
+        assert!(!compressible("font/woff2"));
+        assert!(!compressible("application/octet-stream"));
+    }
+}

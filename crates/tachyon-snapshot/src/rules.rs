@@ -1,0 +1,190 @@
+//! Site rules from the configuration: headers per glob and redirects.
+//!
+//! Owns checking each rule once, when it is built, so that what reaches the
+//! loader can only produce valid header lines (parse, don't validate): a rule
+//! with a bad glob, a header name that is not a token or a value with a line
+//! break is an error that names it, never a broken response.
+
+use tachyon_http::Status;
+
+/// Why a rule was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum RuleError {
+    #[error("glob {glob:?}: {reason}")]
+    Glob { glob: String, reason: String },
+    #[error("header name {0:?} is not a valid field name")]
+    Name(String),
+    #[error("header {name}: value {value:?} has a control character")]
+    Value { name: String, value: String },
+    #[error("header {0} is set by the server and cannot be configured")]
+    Reserved(String),
+    #[error("redirect from {0:?}: must be a path starting with /")]
+    From(String),
+    #[error("redirect to {0:?}: must be a path or URL without spaces or control characters")]
+    To(String),
+    #[error("redirect status {0}: must be 301, 302, 307 or 308")]
+    Status(u16),
+}
+
+/// Headers added to every file whose site path matches `glob`. Later rules
+/// override earlier ones for `Cache-Control`; other headers accumulate.
+#[derive(Debug, Clone)]
+pub struct HeaderRule {
+    glob: String,
+    matcher: globset::GlobMatcher,
+    cache_control: Option<String>,
+    /// Complete header lines, each ending in CRLF.
+    lines: Vec<u8>,
+}
+
+/// Headers whose value the server computes; configuring them would produce
+/// a second, conflicting line.
+const RESERVED: &[&str] = &[
+    "content-length",
+    "content-type",
+    "content-encoding",
+    "content-range",
+    "transfer-encoding",
+    "connection",
+    "date",
+    "etag",
+    "last-modified",
+    "accept-ranges",
+    "vary",
+    "server",
+    "cache-control",
+];
+
+impl HeaderRule {
+    /// A rule for site paths matching `glob` (`*.js`, `assets/**`; matched
+    /// against the path without its leading `/`, `*` crosses directories).
+    pub fn new(
+        glob: &str,
+        cache_control: Option<&str>,
+        headers: &[(String, String)],
+    ) -> Result<HeaderRule, RuleError> {
+        let matcher = globset::Glob::new(glob.trim_start_matches('/'))
+            .map_err(|e| RuleError::Glob {
+                glob: glob.to_string(),
+                reason: e.kind().to_string(),
+            })?
+            .compile_matcher();
+        if let Some(value) = cache_control {
+            check_value("Cache-Control", value)?;
+        }
+        let mut lines = Vec::new();
+        for (name, value) in headers {
+            let token = !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+            if !token {
+                return Err(RuleError::Name(name.clone()));
+            }
+            if RESERVED.contains(&name.to_ascii_lowercase().as_str()) {
+                return Err(RuleError::Reserved(name.clone()));
+            }
+            check_value(name, value)?;
+            lines.extend_from_slice(format!("{name}: {}\r\n", value.trim()).as_bytes());
+        }
+        Ok(HeaderRule {
+            glob: glob.to_string(),
+            matcher,
+            cache_control: cache_control.map(|v| v.trim().to_string()),
+            lines,
+        })
+    }
+
+    /// The glob as configured.
+    pub fn glob(&self) -> &str {
+        &self.glob
+    }
+
+    pub(crate) fn matches(&self, site_path: &str) -> bool {
+        self.matcher.is_match(site_path.trim_start_matches('/'))
+    }
+
+    pub(crate) fn cache_control(&self) -> Option<&str> {
+        self.cache_control.as_deref()
+    }
+
+    pub(crate) fn lines(&self) -> &[u8] {
+        &self.lines
+    }
+}
+
+fn check_value(name: &str, value: &str) -> Result<(), RuleError> {
+    if value.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7f) {
+        return Err(RuleError::Value {
+            name: name.to_string(),
+            value: value.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// A redirect from one site path to a path or URL.
+#[derive(Debug, Clone)]
+pub struct RedirectRule {
+    pub(crate) from: Vec<u8>,
+    pub(crate) to: Vec<u8>,
+    pub(crate) status: Status,
+}
+
+impl RedirectRule {
+    pub fn new(from: &str, to: &str, status: u16) -> Result<RedirectRule, RuleError> {
+        if !from.starts_with('/') || from.bytes().any(|b| b <= b' ' || b == 0x7f) {
+            return Err(RuleError::From(from.to_string()));
+        }
+        if to.is_empty() || to.bytes().any(|b| b <= b' ' || b == 0x7f) {
+            return Err(RuleError::To(to.to_string()));
+        }
+        let status = match status {
+            301 => Status::MovedPermanently,
+            302 => Status::Found,
+            307 => Status::TemporaryRedirect,
+            308 => Status::PermanentRedirect,
+            other => return Err(RuleError::Status(other)),
+        };
+        Ok(RedirectRule {
+            from: from.as_bytes().to_vec(),
+            to: to.as_bytes().to_vec(),
+            status,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_site_paths_across_directories() {
+        let rule = HeaderRule::new("*.js", Some("max-age=60"), &[]).unwrap();
+        assert!(rule.matches("/app.js") && rule.matches("/assets/deep/app.js"));
+        assert!(!rule.matches("/app.json"));
+        let dir = HeaderRule::new("/fonts/**", None, &[]).unwrap();
+        assert!(dir.matches("/fonts/a/b.woff2") && !dir.matches("/app.js"));
+    }
+
+    #[test]
+    fn bad_rules_are_named() {
+        let bad = |glob: &str, headers: &[(&str, &str)]| {
+            let headers: Vec<(String, String)> = headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect();
+            HeaderRule::new(glob, None, &headers)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(bad("a[", &[]).contains("a["));
+        assert!(bad("*", &[("X Bad", "1")]).contains("X Bad"));
+        assert!(bad("*", &[("X-Ok", "a\r\nSet-Cookie: x")]).contains("control character"));
+        assert!(bad("*", &[("Content-Length", "1")]).contains("set by the server"));
+        assert!(RedirectRule::new("old", "/new", 301).is_err());
+        assert!(RedirectRule::new("/old", "/new page", 301).is_err());
+        assert!(RedirectRule::new("/old", "/new", 200).is_err());
+        assert!(RedirectRule::new("/old", "https://example.com/new", 308).is_ok());
+    }
+}
