@@ -43,7 +43,8 @@ pub fn lines(
                 }
             })
             .y_label_formatter(&|y| human(*y))
-            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(225, 225, 225))
+            .light_line_style(TRANSPARENT)
             .draw()?;
         for (i, (name, points)) in series.iter().enumerate() {
             let color = palette(i);
@@ -61,7 +62,7 @@ pub fn lines(
         }
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
+            .position(SeriesLabelPosition::LowerRight)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.3))
             .draw()?;
@@ -166,4 +167,40 @@ pub fn human(v: f64) -> String {
     } else {
         format!("{v:.2}")
     }
+}
+
+/// Renders a chart's SVG to PNG (for viewers and pages that do not show
+/// SVG), with the system's fonts; twice the SVG's size for sharp text.
+pub fn write_png(svg: &str, path: &std::path::Path) -> anyhow::Result<()> {
+    use resvg::{tiny_skia, usvg};
+    let mut options = usvg::Options::default();
+    let fonts = options.fontdb_mut();
+    fonts.load_system_fonts();
+    // usvg maps the generic `sans-serif` to Arial, which Debian does not
+    // ship; point it at a sans face that is installed, else text vanishes.
+    let installed: Vec<String> = fonts
+        .faces()
+        .flat_map(|face| face.families.iter().map(|(name, _)| name.clone()))
+        .collect();
+    let sans = ["DejaVu Sans", "Liberation Sans", "Noto Sans", "Arial"]
+        .iter()
+        .map(|name| name.to_string())
+        .find(|name| installed.contains(name))
+        .or_else(|| installed.first().cloned());
+    match sans {
+        Some(family) => fonts.set_sans_serif_family(family),
+        None => anyhow::bail!("no system fonts found to draw chart text"),
+    }
+    let tree = usvg::Tree::from_str(svg, &options)?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width() * 2, size.height() * 2)
+        .ok_or_else(|| anyhow::anyhow!("chart has no area"))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(2.0, 2.0),
+        &mut pixmap.as_mut(),
+    );
+    pixmap.save_png(path)?;
+    Ok(())
 }

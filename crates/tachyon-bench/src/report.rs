@@ -1,5 +1,5 @@
 //! `tachyon-bench report DIR`: reads only `results.json` and writes
-//! `report.md`, `report.html` (self-contained) and `charts/*.svg`.
+//! `report.md`, `report.html` (self-contained) and `charts/*.svg` (and `.png`).
 //!
 //! Medians over the ok rounds, with min–max; rows with problems are counted
 //! and their problems listed, never averaged in. Ratios are to nginx (tuned)
@@ -38,6 +38,7 @@ pub fn report(dir: &Path) -> anyhow::Result<()> {
     for section in &sections {
         for (name, svg) in &section.charts {
             std::fs::write(dir.join("charts").join(name), svg)?;
+            charts::write_png(svg, &dir.join("charts").join(name).with_extension("png"))?;
         }
     }
     std::fs::write(dir.join("report.md"), markdown(&results, &sections))?;

@@ -130,3 +130,31 @@ fn config_root_is_served() {
     let _ = child.wait();
     assert_eq!(r.text(), "from config");
 }
+
+#[test]
+fn the_example_config_is_valid_and_print_config_round_trips() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tachyon.example.toml");
+    let (code, printed, err) = tachyon(&["--config", example, "--print-config"]);
+    assert_eq!(code, 0, "{err}");
+    for key in [
+        "[compression]",
+        "[limits]",
+        "[[headers]]",
+        "[[redirects]]",
+        "watch = true",
+    ] {
+        assert!(printed.contains(key), "{key} missing from:\n{printed}");
+    }
+    let site = Site::new();
+    site.file("printed.toml", &printed);
+    let (code, again, err) = tachyon(&[
+        "--config",
+        site.path("printed.toml").to_str().unwrap(),
+        "--print-config",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        again, printed,
+        "--print-config output is itself a valid config"
+    );
+}
