@@ -237,6 +237,9 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
                 &format!("127.0.0.1:{port}"),
                 "--threads",
                 &workers,
+                // Listing on (and compression and watching, the defaults):
+                // the figures are for the server as a site owner runs it.
+                "--listing",
                 "--quiet",
             ]);
         }

@@ -8,15 +8,14 @@
 //! (backpressure: a client that pipelines without reading cannot grow memory).
 
 use std::os::fd::OwnedFd;
-use std::sync::Arc;
 
+use crate::site::Hosts;
 use rustix::io::Errno;
 use rustix::net::RecvFlags;
 use tachyon_http::date::DateCache;
 use tachyon_http::request::{self, BodyFraming, Parsed};
 use tachyon_http::response::{self, Persistence};
 use tachyon_http::{ParseError, Version};
-use tachyon_snapshot::Snapshot;
 
 use crate::limits::Limits;
 use crate::outbox::{Flushed, Outbox};
@@ -80,7 +79,7 @@ pub struct Ctx<'a> {
     pub out: &'a mut Outbox,
     pub scratch: &'a mut Scratch,
     pub date: &'a DateCache,
-    pub site: &'a Arc<Snapshot>,
+    pub hosts: &'a Hosts,
     pub limits: &'a Limits,
     /// Worker-clock seconds now.
     pub now: u32,
@@ -286,7 +285,8 @@ impl Conn {
                 (true, Version::Http10) => Persistence::KeepAliveEcho,
                 (true, Version::Http11) => Persistence::KeepAlive,
             };
-            if respond(&head, cx.site, cx.date, persistence, cx.scratch, cx.out) == Outcome::Close {
+            let site = cx.hosts.pick(head.host);
+            if respond(&head, site, cx.date, persistence, cx.scratch, cx.out) == Outcome::Close {
                 batch.close = true;
                 break;
             }

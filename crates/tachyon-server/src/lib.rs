@@ -24,6 +24,6 @@ mod sys;
 mod worker;
 
 pub use limits::Limits;
-pub use site::Site;
+pub use site::{Hosts, Site};
 pub use sys::{bind_listeners, raise_fd_limit, BindError, Listeners};
 pub use worker::{run, Shutdown};

@@ -1,8 +1,9 @@
-//! The snapshot currently served, swappable as a whole.
+//! The snapshots currently served, swappable as a whole.
 //!
-//! A reload publishes a new snapshot with one atomic store; each worker
-//! notices the bumped generation at the top of its loop and takes the new
-//! `Arc`. A request is answered from exactly one snapshot, and responses
+//! A generation is a [`Hosts`]: the default site plus one snapshot per
+//! virtual host. A reload publishes a new generation with one atomic store;
+//! each worker notices the bumped number at the top of its loop and takes the
+//! new `Arc`. A request is answered from exactly one snapshot, and responses
 //! still being sent keep the entries they reference alive.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,24 +12,96 @@ use std::sync::Arc;
 use arc_swap::ArcSwap;
 use tachyon_snapshot::Snapshot;
 
-/// The shared, swappable current snapshot.
+/// One generation: the default site and the virtual hosts, chosen by the
+/// request's Host.
+pub struct Hosts {
+    default: Snapshot,
+    /// Lowercase host names (no port, no trailing dot) and their sites; a
+    /// handful at most, so a scan beats hashing the Host of every request.
+    named: Vec<(Box<[u8]>, Arc<Snapshot>)>,
+}
+
+impl Hosts {
+    /// One site for every Host.
+    pub fn single(default: Snapshot) -> Hosts {
+        Hosts {
+            default,
+            named: Vec::new(),
+        }
+    }
+
+    /// Adds a virtual host answering for `names` (compared without case,
+    /// port or trailing dot).
+    pub fn with_host(mut self, names: &[String], snapshot: Snapshot) -> Hosts {
+        let snapshot = Arc::new(snapshot);
+        for name in names {
+            let key = normalize(name.as_bytes()).to_ascii_lowercase();
+            self.named
+                .push((key.into_boxed_slice(), Arc::clone(&snapshot)));
+        }
+        self
+    }
+
+    /// The site for a request's Host header value; the default site when
+    /// it names no virtual host (or there is none: HTTP/1.0).
+    #[inline]
+    pub fn pick(&self, host: Option<&[u8]>) -> &Snapshot {
+        if self.named.is_empty() {
+            return &self.default;
+        }
+        let Some(host) = host else {
+            return &self.default;
+        };
+        let host = normalize(host);
+        self.named
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(host))
+            .map_or(&self.default, |(_, site)| site)
+    }
+
+    /// The default site.
+    pub fn default_site(&self) -> &Snapshot {
+        &self.default
+    }
+}
+
+/// `Example.com.:8080` → `Example.com`: the port and a trailing dot do not
+/// change which site is meant (RFC 9110 §7.2; RFC 1034 §3.1 for the dot).
+/// A bracketed IPv6 literal keeps its brackets and loses only the port.
+fn normalize(host: &[u8]) -> &[u8] {
+    let host = host.trim_ascii();
+    let without_port = if host.starts_with(b"[") {
+        match host.iter().position(|&b| b == b']') {
+            Some(end) => &host[..=end],
+            None => host,
+        }
+    } else {
+        match host.iter().rposition(|&b| b == b':') {
+            Some(colon) => &host[..colon],
+            None => host,
+        }
+    };
+    without_port.strip_suffix(b".").unwrap_or(without_port)
+}
+
+/// The shared, swappable current generation.
 pub struct Site {
-    current: ArcSwap<Snapshot>,
+    current: ArcSwap<Hosts>,
     generation: AtomicU64,
 }
 
 impl Site {
-    /// A site serving `snapshot` as generation 1.
-    pub fn new(snapshot: Snapshot) -> Site {
+    /// A site serving `hosts` as generation 1.
+    pub fn new(hosts: Hosts) -> Site {
         Site {
-            current: ArcSwap::from_pointee(snapshot),
+            current: ArcSwap::from_pointee(hosts),
             generation: AtomicU64::new(1),
         }
     }
 
-    /// Publishes a new snapshot; requests parsed after this see only it.
-    pub fn publish(&self, snapshot: Snapshot) {
-        self.current.store(Arc::new(snapshot));
+    /// Publishes a new generation; requests parsed after this see only it.
+    pub fn publish(&self, hosts: Hosts) {
+        self.current.store(Arc::new(hosts));
         self.generation.fetch_add(1, Ordering::Release);
     }
 
@@ -37,8 +110,23 @@ impl Site {
         self.generation.load(Ordering::Acquire)
     }
 
-    /// The current snapshot.
-    pub fn snapshot(&self) -> Arc<Snapshot> {
+    /// The current generation.
+    pub fn hosts(&self) -> Arc<Hosts> {
         self.current.load_full()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize;
+
+    #[test]
+    fn host_normalization_drops_port_and_trailing_dot() {
+        assert_eq!(normalize(b"example.com"), b"example.com");
+        assert_eq!(normalize(b"example.com:8080"), b"example.com");
+        assert_eq!(normalize(b"example.com.:80"), b"example.com");
+        assert_eq!(normalize(b"[::1]:8080"), b"[::1]");
+        assert_eq!(normalize(b"[::1]"), b"[::1]");
+        assert_eq!(normalize(b" a.test "), b"a.test");
     }
 }

@@ -146,7 +146,7 @@ impl<'a> Worker<'a> {
         let mut scratch = Scratch::default();
         let mut date = DateCache::new();
         let mut generation = self.site.generation();
-        let mut snapshot = self.site.snapshot();
+        let mut hosts = self.site.hosts();
         let mut expired: Vec<usize> = Vec::new();
         let mut next_sweep = 1u32;
         let mut drain_deadline: Option<u32> = None;
@@ -174,14 +174,14 @@ impl<'a> Worker<'a> {
             let current = self.site.generation();
             if current != generation {
                 generation = current;
-                snapshot = self.site.snapshot();
+                hosts = self.site.hosts();
             }
             let mut cx = Ctx {
                 read_buf: &mut read_buf,
                 out: &mut out,
                 scratch: &mut scratch,
                 date: &date,
-                site: &snapshot,
+                hosts: &hosts,
                 limits: &limits,
                 now,
                 draining: drain_deadline.is_some(),

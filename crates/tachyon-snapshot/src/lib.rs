@@ -18,7 +18,7 @@ mod rules;
 
 pub use compress::Compression;
 pub use entry::{Body, Encoded, Entry, FileEntry};
-pub use load::{LoadError, LoadOptions, LoadStats};
+pub use load::{LoadError, LoadOptions, LoadStats, Progress};
 pub use rules::{HeaderRule, RedirectRule, RuleError};
 
 use std::collections::HashMap;
@@ -37,7 +37,16 @@ pub struct Snapshot {
 impl Snapshot {
     /// Walks `root` and builds a snapshot of it.
     pub fn load(root: &Path, options: &LoadOptions) -> Result<Snapshot, LoadError> {
-        load::load(root, options)
+        load::load(root, options, &Progress::default())
+    }
+
+    /// Like [`Snapshot::load`], counting files into `progress` as they load.
+    pub fn load_with_progress(
+        root: &Path,
+        options: &LoadOptions,
+        progress: &Progress,
+    ) -> Result<Snapshot, LoadError> {
+        load::load(root, options, progress)
     }
 
     /// The entry for a site path, if the site has one.

@@ -10,6 +10,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -92,6 +93,16 @@ pub struct LoadStats {
     pub elapsed: Duration,
 }
 
+/// How far a load has got, readable from another thread while it runs: the
+/// binary prints it for sites that take more than a moment to build.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Regular files found by the walk (final once `done` starts moving).
+    pub files: AtomicUsize,
+    /// Files read, hashed and compressed so far.
+    pub done: AtomicUsize,
+}
+
 /// Why a snapshot could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -129,7 +140,11 @@ struct Meta {
     fields: Vec<u8>,
 }
 
-pub(crate) fn load(root: &Path, options: &LoadOptions) -> Result<Snapshot, LoadError> {
+pub(crate) fn load(
+    root: &Path,
+    options: &LoadOptions,
+    progress: &Progress,
+) -> Result<Snapshot, LoadError> {
     let started = Instant::now();
     let root = root.canonicalize().map_err(|source| LoadError::Root {
         path: root.to_path_buf(),
@@ -219,9 +234,14 @@ pub(crate) fn load(root: &Path, options: &LoadOptions) -> Result<Snapshot, LoadE
     // Reading, hashing and compressing are independent per file: spread them
     // over the cores (brotli at quality 11 dominates the load time).
     let keys: HashSet<&[u8]> = found.iter().map(|f| f.key.as_slice()).collect();
+    progress.files.store(found.len(), Ordering::Relaxed);
     let loaded: Vec<io::Result<FileEntry>> = found
         .par_iter()
-        .map(|f| load_file(f, &keys, options))
+        .map(|f| {
+            let file = load_file(f, &keys, options);
+            progress.done.fetch_add(1, Ordering::Relaxed);
+            file
+        })
         .collect();
 
     let mut entries: HashMap<Box<[u8]>, Entry, _> = HashMap::default();

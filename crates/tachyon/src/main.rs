@@ -12,11 +12,14 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Parser;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use tachyon_server::{Shutdown, Site};
-use tachyon_snapshot::Snapshot;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use tachyon_server::{Hosts, Shutdown, Site};
+use tachyon_snapshot::{LoadOptions, Progress, Snapshot};
 
 use crate::config::Settings;
-use crate::reload::Reloader;
+use crate::reload::{Reloader, Watch};
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
@@ -41,17 +44,40 @@ fn main() -> ExitCode {
 }
 
 fn run(settings: Settings) -> anyhow::Result<()> {
-    let snapshot = Snapshot::load(&settings.root, &settings.load)?;
+    // Watching starts before loading, so an edit made during the load
+    // triggers a rebuild instead of being missed.
+    let watch = match settings.watch.then(|| Watch::start(&settings)) {
+        Some(Err(err)) => {
+            warn(&format!(
+                "not watching for changes (SIGHUP still reloads): {err}"
+            ));
+            None
+        }
+        Some(Ok(watch)) => Some(watch),
+        None => None,
+    };
+    let hosts = load_hosts(&settings)?;
     let listeners = tachyon_server::bind_listeners(&settings.listen, settings.threads, 4096)?;
     tachyon_server::raise_fd_limit();
-    let root = snapshot.root().display().to_string();
+    let root = hosts.default_site().root().display().to_string();
     if !settings.quiet {
-        summarize(&snapshot);
+        if settings.listing_by_default {
+            say(&format!(
+                "no index file in {root}: listing it (pass a directory to serve, or --config with listing = false)"
+            ));
+        }
         for addr in &listeners.local {
             say(&format!("serving {root} on {}", url_line(*addr)));
         }
+        for host in &settings.hosts {
+            say(&format!(
+                "serving {} for Host {}",
+                host.root.display(),
+                host.names.join(", ")
+            ));
+        }
     }
-    let site = Arc::new(Site::new(snapshot));
+    let site = Arc::new(Site::new(hosts));
     let shutdown = Shutdown::new().context("creating the shutdown eventfd")?;
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
         .context("installing signal handlers")?;
@@ -68,10 +94,9 @@ fn run(settings: Settings) -> anyhow::Result<()> {
     };
     let signal_handle = signals.handle();
     let quiet = settings.quiet;
-    let watch = settings.watch;
     let reloader = Reloader::new(site, settings);
-    if watch {
-        reloader.watch();
+    if let Some(watch) = watch {
+        reloader.watch(watch);
     }
     let signal_thread = std::thread::spawn(move || {
         for signal in signals.forever() {
@@ -93,6 +118,58 @@ fn run(settings: Settings) -> anyhow::Result<()> {
     signal_handle.close();
     let _ = signal_thread.join();
     result.context("serving")
+}
+
+/// Builds one generation: the default site, then each virtual host.
+pub(crate) fn load_hosts(settings: &Settings) -> anyhow::Result<Hosts> {
+    let default = load_site(&settings.root, &settings.load, settings.quiet)?;
+    let mut hosts = Hosts::single(default);
+    for host in &settings.hosts {
+        let snapshot = load_site(&host.root, &host.load, settings.quiet)
+            .with_context(|| format!("virtual host {}", host.names.join(", ")))?;
+        hosts = hosts.with_host(&host.names, snapshot);
+    }
+    Ok(hosts)
+}
+
+/// Loads one root, printing a progress line every second when the build
+/// takes longer than one (compressing a large site does), then the summary.
+fn load_site(root: &Path, options: &LoadOptions, quiet: bool) -> anyhow::Result<Snapshot> {
+    let progress = Progress::default();
+    let finished = std::sync::atomic::AtomicBool::new(false);
+    let snapshot = std::thread::scope(|scope| {
+        if !quiet {
+            scope.spawn(|| report_progress(root, &progress, &finished));
+        }
+        let snapshot = Snapshot::load_with_progress(root, options, &progress);
+        finished.store(true, Ordering::Release);
+        snapshot
+    })?;
+    if !quiet {
+        summarize(&snapshot);
+    }
+    Ok(snapshot)
+}
+
+fn report_progress(root: &Path, progress: &Progress, finished: &std::sync::atomic::AtomicBool) {
+    let started = std::time::Instant::now();
+    let mut next = std::time::Duration::from_secs(1);
+    while !finished.load(Ordering::Acquire) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        if started.elapsed() >= next {
+            next += std::time::Duration::from_secs(1);
+            let files = progress.files.load(Ordering::Relaxed);
+            let done = progress.done.load(Ordering::Relaxed);
+            match (done * 100).checked_div(files) {
+                None => say(&format!("loading {}: walking the tree", root.display())),
+                Some(percent) => say(&format!(
+                    "loading {}: {done} of {files} files ({percent}%), {} s",
+                    root.display(),
+                    started.elapsed().as_secs()
+                )),
+            }
+        }
+    }
 }
 
 pub(crate) fn summarize(snapshot: &Snapshot) {

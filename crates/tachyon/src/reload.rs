@@ -1,4 +1,4 @@
-//! Building new snapshot generations: on SIGHUP, on changes under the root
+//! Building new snapshot generations: on SIGHUP, on changes under a root
 //! (inotify through `notify`, debounced), and when the root path is a
 //! symlink that gets repointed (the way deploy tools swap releases).
 //!
@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 use tachyon_server::Site;
-use tachyon_snapshot::Snapshot;
 
 use crate::config::Settings;
 
@@ -47,29 +46,25 @@ impl Reloader {
     /// Builds a new snapshot and swaps it in; on failure the old one stays.
     pub fn reload(&self, why: &str) {
         let _one_at_a_time = self.building.lock().unwrap_or_else(|e| e.into_inner());
-        match Snapshot::load(&self.settings.root, &self.settings.load) {
-            Ok(snapshot) => {
-                if !self.settings.quiet {
-                    crate::say(&format!("reloading ({why})"));
-                    crate::summarize(&snapshot);
-                }
-                self.site.publish(snapshot);
-            }
+        if !self.settings.quiet {
+            crate::say(&format!("reloading ({why})"));
+        }
+        match crate::load_hosts(&self.settings) {
+            Ok(hosts) => self.site.publish(hosts),
             Err(err) => crate::warn(&format!(
-                "reload ({why}) failed, still serving the previous snapshot: {err}"
+                "reload ({why}) failed, still serving the previous snapshot: {err:#}"
             )),
         }
     }
 
-    /// Watches the root until the process ends. Returns at once, after
-    /// starting the watcher thread; a watcher that cannot start is reported
-    /// and SIGHUP keeps working.
-    pub fn watch(self: &Arc<Self>) {
+    /// Runs `watch` until the process ends, rebuilding on its changes.
+    /// Returns at once, after starting the watcher thread.
+    pub fn watch(self: &Arc<Self>, watch: Watch) {
         let this = Arc::clone(self);
         let spawned = std::thread::Builder::new()
             .name("tachyon-watch".into())
             .spawn(move || {
-                if let Err(err) = this.watch_loop() {
+                if let Err(err) = this.watch_loop(watch) {
                     crate::warn(&format!("not watching for changes: {err}"));
                 }
             });
@@ -78,16 +73,12 @@ impl Reloader {
         }
     }
 
-    fn watch_loop(&self) -> notify::Result<()> {
-        let (tx, rx) = mpsc::channel();
-        let mut watcher =
-            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-                if event.is_ok_and(|e| changes_content(&e.kind)) {
-                    let _ = tx.send(());
-                }
-            })?;
-        let mut watched = self.resolve_root();
-        watcher.watch(&watched, RecursiveMode::Recursive)?;
+    fn watch_loop(&self, watch: Watch) -> notify::Result<()> {
+        let Watch {
+            mut watcher,
+            rx,
+            mut watched,
+        } = watch;
         let mut dirty_since: Option<Instant> = None;
         let mut last_poll = Instant::now();
         loop {
@@ -112,23 +103,57 @@ impl Reloader {
             }
             if last_poll.elapsed() >= ROOT_POLL {
                 last_poll = Instant::now();
-                let now = self.resolve_root();
+                let now = resolve_roots(&self.settings);
                 if now != watched {
-                    let _ = watcher.unwatch(&watched);
-                    watcher.watch(&now, RecursiveMode::Recursive)?;
+                    for root in &watched {
+                        let _ = watcher.unwatch(root);
+                    }
+                    for root in &now {
+                        watcher.watch(root, RecursiveMode::Recursive)?;
+                    }
                     watched = now;
-                    self.reload("the root now points elsewhere");
+                    self.reload("a root now points elsewhere");
                 }
             }
         }
     }
+}
 
-    fn resolve_root(&self) -> PathBuf {
-        self.settings
-            .root
-            .canonicalize()
-            .unwrap_or_else(|_| self.settings.root.clone())
+/// Change notifications for every root, registered before the first load
+/// so that nothing written while it runs goes unnoticed.
+pub struct Watch {
+    watcher: notify::RecommendedWatcher,
+    rx: mpsc::Receiver<()>,
+    watched: Vec<PathBuf>,
+}
+
+impl Watch {
+    pub fn start(settings: &Settings) -> notify::Result<Watch> {
+        let (tx, rx) = mpsc::channel();
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                if event.is_ok_and(|e| changes_content(&e.kind)) {
+                    let _ = tx.send(());
+                }
+            })?;
+        let watched = resolve_roots(settings);
+        for root in &watched {
+            watcher.watch(root, RecursiveMode::Recursive)?;
+        }
+        Ok(Watch {
+            watcher,
+            rx,
+            watched,
+        })
     }
+}
+
+/// Every root (the default site's, then the virtual hosts'), resolved.
+fn resolve_roots(settings: &Settings) -> Vec<PathBuf> {
+    std::iter::once(&settings.root)
+        .chain(settings.hosts.iter().map(|host| &host.root))
+        .map(|root| root.canonicalize().unwrap_or_else(|_| root.clone()))
+        .collect()
 }
 
 /// Events that can change what is served; reads (ours included) are not.

@@ -18,6 +18,8 @@ mod encoding;
 mod errors;
 #[path = "e2e/features.rs"]
 mod features;
+#[path = "e2e/hosts.rs"]
+mod hosts;
 #[path = "e2e/limits.rs"]
 mod limits;
 #[path = "e2e/range.rs"]

@@ -64,6 +64,33 @@ pub struct File {
     pub headers: Vec<FileHeaders>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redirects: Vec<FileRedirect>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<FileHost>,
+}
+
+/// One `[[hosts]]` virtual host: the names it answers for and its own root;
+/// the options it does not set are the top level's.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileHost {
+    pub names: Vec<String>,
+    pub root: PathBuf,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listing: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clean_urls: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_found_page: Option<String>,
+}
+
+/// A virtual host, checked: its names, root and complete load options.
+#[derive(Debug, Clone)]
+pub struct VirtualHost {
+    pub names: Vec<String>,
+    pub root: PathBuf,
+    pub load: LoadOptions,
 }
 
 /// The `[compression]` table.
@@ -131,6 +158,8 @@ pub struct Settings {
     pub listen: Vec<SocketAddr>,
     pub threads: usize,
     pub load: LoadOptions,
+    /// Virtual hosts; requests naming none of them get `root`.
+    pub hosts: Vec<VirtualHost>,
     pub limits: Limits,
     /// Reload when files under the root change.
     pub watch: bool,
@@ -139,6 +168,10 @@ pub struct Settings {
     cors: Option<String>,
     headers: Vec<FileHeaders>,
     redirects: Vec<FileRedirect>,
+    file_hosts: Vec<FileHost>,
+    /// No root was given and the current directory has no index file, so
+    /// it is listed (like `python3 -m http.server`).
+    pub listing_by_default: bool,
 }
 
 impl Settings {
@@ -150,6 +183,7 @@ impl Settings {
         };
         let defaults_load = LoadOptions::default();
         let defaults_limits = Limits::default();
+        let root_given = args.root.is_some() || file.root.is_some();
         let root = args
             .root
             .clone()
@@ -242,6 +276,19 @@ impl Settings {
             )?,
             redirects: Vec::new(),
         };
+        // `tachyon` alone, in a directory without an index page, lists it
+        // rather than answering 404 at `/`; a root someone chose is listed
+        // only when asked.
+        let listing_by_default = !root_given
+            && !args.listing
+            && file.listing.is_none()
+            && !load
+                .index_files
+                .iter()
+                .any(|name| root.join(name).is_file());
+        if listing_by_default {
+            load.listing = true;
+        }
         let cors = args.cors.clone().or(file.cors.clone());
         if let Some(origin) = &cors {
             let headers = [("Access-Control-Allow-Origin".to_string(), origin.clone())];
@@ -266,6 +313,38 @@ impl Settings {
                 RedirectRule::new(&rule.from, &rule.to, rule.status)
                     .with_context(|| format!("redirects[{i}] (from {:?})", rule.from))?,
             );
+        }
+        let mut hosts = Vec::new();
+        for (i, host) in file.hosts.iter().enumerate() {
+            let at = || format!("hosts[{i}]");
+            if host.names.is_empty() {
+                bail!("{}.names: a virtual host needs at least one name", at());
+            }
+            for name in &host.names {
+                if name.is_empty() || name.bytes().any(|b| b.is_ascii_whitespace() || b == b'/') {
+                    bail!("{}.names: {name:?} is not a host name", at());
+                }
+            }
+            let mut options = load.clone();
+            options.listing = host.listing.unwrap_or(load.listing && !listing_by_default);
+            if let Some(clean) = host.clean_urls {
+                options.clean_urls = clean;
+            }
+            if host.fallback.is_some() {
+                options.fallback =
+                    site_path(host.fallback.as_ref(), &format!("{}.fallback", at()))?;
+            }
+            if host.not_found_page.is_some() {
+                options.not_found_page = site_path(
+                    host.not_found_page.as_ref(),
+                    &format!("{}.not_found_page", at()),
+                )?;
+            }
+            hosts.push(VirtualHost {
+                names: host.names.clone(),
+                root: host.root.clone(),
+                load: options,
+            });
         }
         let fl = &file.limits;
         let head = HeadLimits {
@@ -333,12 +412,15 @@ impl Settings {
             listen,
             threads,
             load,
+            hosts,
             limits,
             watch: !args.no_watch && file.watch.unwrap_or(true),
             quiet: args.quiet || file.quiet.unwrap_or(false),
             cors,
             headers: file.headers.clone(),
             redirects: file.redirects.clone(),
+            file_hosts: file.hosts.clone(),
+            listing_by_default,
         })
     }
 
@@ -385,6 +467,7 @@ impl Settings {
             },
             headers: self.headers.clone(),
             redirects: self.redirects.clone(),
+            hosts: self.file_hosts.clone(),
         };
         toml::to_string(&file)
             .unwrap_or_else(|e| format!("# cannot print the configuration: {e}\n"))

@@ -60,10 +60,23 @@ impl Server {
     }
 
     pub fn start_with(root: &Path, listen: &str, args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tachyon"))
-            .arg(root)
-            .args(["--listen", listen])
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tachyon"));
+        command.arg(root).args(["--listen", listen]).args(args);
+        Server::spawn(command)
+    }
+
+    /// Starts `tachyon --listen 127.0.0.1:0 ARGS…` with no root, in `dir`.
+    pub fn start_in(dir: &Path, args: &[&str]) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tachyon"));
+        command
+            .current_dir(dir)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args);
+        Server::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Server {
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -175,7 +188,14 @@ impl Raw {
 
     /// `GET path` with Host, plus extra header lines (each ending in CRLF).
     pub fn get(&mut self, path: &str, extra: &str) -> Response {
-        self.send(format!("GET {path} HTTP/1.1\r\nHost: t\r\n{extra}\r\n"));
+        self.get_from("t", path, extra)
+    }
+
+    /// `GET path` with the given Host.
+    pub fn get_from(&mut self, host: &str, path: &str, extra: &str) -> Response {
+        self.send(format!(
+            "GET {path} HTTP/1.1\r\nHost: {host}\r\n{extra}\r\n"
+        ));
         self.response(false)
     }
 
