@@ -174,6 +174,9 @@ fn seed_name(seed: &str) -> &'static str {
         "003" => "seed 003 (fabhttp / heliod)",
         "004" => "seed 004 (binserve BENCHMARKS.md)",
         "tfb" => "TechEmpower plaintext pipelining",
+        "i4" => {
+            "issue 4 (a 100 KB script, compressed: tachyon's built variants vs nginx gzip_static)"
+        }
         _ => "",
     }
 }
@@ -501,6 +504,7 @@ fn cell_table(cell: &CellRows<'_>) -> Table {
         .iter()
         .any(|(_, rows)| rows.iter().any(|r| r.target_rps.is_some()));
     let fab = cell.seed == "003";
+    let encoded = cell.suite == "compressed";
     let mut headers: Vec<String> = vec!["server".into(), "ok runs".into(), "req/s".into()];
     if open_loop {
         headers.push("offered req/s".into());
@@ -524,6 +528,9 @@ fn cell_table(cell: &CellRows<'_>) -> Table {
     }
     if fab {
         headers.extend(["p90 ms".into(), "p90 ≤ 10 ms".into()]);
+    }
+    if encoded {
+        headers.push("bytes / response".into());
     }
     headers.push("problems".into());
     let eff = |s: &str| cell.metric(s, |r| r.req_per_server_cpu_s());
@@ -583,6 +590,12 @@ fn cell_table(cell: &CellRows<'_>) -> Table {
                     "FAIL".into()
                 }
             }));
+        }
+        if encoded {
+            let per = cell.metric(server, |r| {
+                (r.requests > 0).then(|| r.bytes_read as f64 / r.requests as f64)
+            });
+            line.push(fmt_stat(per, |v| format!("{v:.0}")));
         }
         line.push(problems(rows));
         t.rows.push(line);

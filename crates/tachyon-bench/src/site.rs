@@ -12,6 +12,10 @@ pub const LARGE_BYTES: u64 = 10 * 1024 * 1024;
 /// Seed 003: 1000 files of 8 KiB.
 pub const FAB_FILES: u32 = 1000;
 pub const FAB_BYTES: u64 = 8 * 1024;
+/// The `compressed` suite's script: 100 KB of JavaScript, with a prebuilt
+/// `.gz` beside it (what `gzip -9` makes; nginx's `gzip_static` sends it).
+pub const APP_JS_BYTES: u64 = 100_000;
+pub const APP_JS: &str = "/assets/app.js";
 
 /// The ~100-byte page of seed 004 (binserve) and seed 001 (linuxconfig).
 pub const INDEX_HTML: &str =
@@ -37,7 +41,39 @@ pub fn generate(root: &Path) -> anyhow::Result<()> {
             rng.bytes(FAB_BYTES as usize),
         )?;
     }
+    std::fs::create_dir_all(root.join("assets"))?;
+    let js = javascript(&mut rng, APP_JS_BYTES as usize);
+    std::fs::write(root.join("assets/app.js"), &js)?;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut gz, &js)?;
+    std::fs::write(root.join("assets/app.js.gz"), gz.finish()?)?;
     Ok(())
+}
+
+/// `len` bytes of plausible JavaScript: functions over a small vocabulary
+/// with varying names and numbers, so it compresses about as well as a
+/// real bundle (gzip about 4×) rather than as well as zeros.
+fn javascript(rng: &mut XorShift, len: usize) -> Vec<u8> {
+    const WORDS: [&str; 24] = [
+        "render", "state", "props", "items", "widget", "label", "visible", "update", "config",
+        "handler", "event", "target", "value", "index", "cache", "request", "response", "layout",
+        "theme", "router", "session", "token", "filter", "counter",
+    ];
+    let mut out = String::from("\"use strict\";\n");
+    let pick = |rng: &mut XorShift| {
+        let n = u64::from_le_bytes(rng.bytes(8).try_into().unwrap_or_default());
+        (WORDS[(n % 24) as usize], n % 1000)
+    };
+    while out.len() < len {
+        let (a, n) = pick(rng);
+        let (b, m) = pick(rng);
+        let (c, k) = pick(rng);
+        out.push_str(&format!(
+            "export function {a}{b}{n}({c}, opts = {{}}) {{\n  const {b}s = ({c}.{a} || []).filter((x) => x.{b} !== {m} && x.id > opts.{c}Min);\n  if ({b}s.length > {k}) {{ return {b}s.slice(0, {k}).map((x) => `<li class=\"{a}-${{x.kind}}\">${{x.{b}}}</li>`).join(\"\"); }}\n  return {c}.{a}{n} ?? null;\n}}\n"
+        ));
+    }
+    out.truncate(len);
+    out.into_bytes()
 }
 
 /// A small site (the page and one 1 KiB file) for the footprint cells, so
@@ -55,6 +91,7 @@ pub fn size_of(path: &str) -> u64 {
         "/" | "/index.html" => INDEX_HTML.len() as u64,
         "/boa.bin" => BOA_BYTES,
         "/10m.bin" => LARGE_BYTES,
+        APP_JS => APP_JS_BYTES,
         p if p.starts_with("/fabhttp/") => FAB_BYTES,
         p => p
             .trim_start_matches('/')
@@ -77,5 +114,27 @@ impl XorShift {
         }
         out.truncate(n);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_is_exactly_sized_and_compresses_like_a_real_bundle() {
+        let dir = std::env::temp_dir().join(format!("tachyon-site-{}", std::process::id()));
+        generate(&dir).unwrap();
+        let js = std::fs::read(dir.join("assets/app.js")).unwrap();
+        let gz = std::fs::read(dir.join("assets/app.js.gz")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(js.len() as u64, APP_JS_BYTES);
+        assert_eq!(size_of(APP_JS), APP_JS_BYTES);
+        let ratio = js.len() as f64 / gz.len() as f64;
+        // Real minified bundles gzip 3–6×; zeros would be ~1000×.
+        assert!((3.0..8.0).contains(&ratio), "gzip ratio {ratio:.1}");
+        let mut back = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut back).unwrap();
+        assert_eq!(back, js, "the .gz is the script");
     }
 }

@@ -86,6 +86,8 @@ pub struct Cell {
     pub label: String,
     pub path: String,
     pub workload: Workload,
+    /// Sent as `Accept-Encoding`; responses may then be smaller than the file.
+    pub accept_encoding: Option<&'static str>,
 }
 
 impl Cell {
@@ -130,7 +132,7 @@ impl Cell {
     }
 }
 
-pub const SUITES: [&str; 14] = [
+pub const SUITES: [&str; 15] = [
     "sparecores",
     "linuxconfig",
     "boa",
@@ -140,6 +142,7 @@ pub const SUITES: [&str; 14] = [
     "pipeline",
     "churn",
     "large",
+    "compressed",
     "latency",
     "c10k",
     "footprint",
@@ -165,6 +168,7 @@ pub fn cells(suite: &str, quick: bool, cores: u32) -> anyhow::Result<Vec<Cell>> 
             label,
             path: path.into(),
             workload,
+            accept_encoding: None,
         };
     let mut out = Vec::new();
     match suite {
@@ -369,6 +373,23 @@ pub fn cells(suite: &str, quick: bool, cores: u32) -> anyhow::Result<Vec<Cell>> 
             "/10m.bin",
             wrk(1, 8, d(10)),
         )),
+        // Issue 4: a 100 KB script to clients that accept compression. What a
+        // browser sends, then gzip only (both sides serve a prebuilt .gz).
+        "compressed" => {
+            for (name, accept) in [("browser", "gzip, deflate, br, zstd"), ("gzip", "gzip")] {
+                for conns in [32u32, 256] {
+                    let mut c = cell(
+                        "compressed",
+                        "i4",
+                        format!("app.js {name} c{conns}"),
+                        site::APP_JS,
+                        wrk(1, conns, d(10)),
+                    );
+                    c.accept_encoding = Some(accept);
+                    out.push(c);
+                }
+            }
+        }
         // Open-loop latency at 50/80/95% of the peak, coordinated omission corrected.
         "latency" => {
             for f in [0.5, 0.8, 0.95] {
