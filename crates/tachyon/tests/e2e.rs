@@ -26,5 +26,7 @@ mod limits;
 mod range;
 #[path = "e2e/reload.rs"]
 mod reload;
+#[path = "e2e/screenshot.rs"]
+mod screenshot;
 #[path = "e2e/security.rs"]
 mod security;
