@@ -11,7 +11,9 @@
 //! - `report`, `charts`: Markdown, HTML and SVG from the results file only.
 //! - `floor`: the reference minimal server.
 //! - `setup`: installs the tools and peers.
+//! - `build`: tachyon's snapshot build time and memory on a large site.
 
+mod build;
 mod charts;
 mod clients;
 mod floor;
@@ -84,6 +86,21 @@ enum Cmd {
     },
     /// Write report.md, report.html and charts from a results folder
     Report { dir: PathBuf },
+    /// Time tachyon's snapshot build on a generated site, and its memory
+    Build {
+        /// Files in the site
+        #[arg(long, default_value_t = 10_000)]
+        files: usize,
+        /// Total size of the site, MiB
+        #[arg(long, default_value_t = 200)]
+        mib: u64,
+        /// Starts per setting (with and without compression)
+        #[arg(long, default_value_t = 3)]
+        rounds: u32,
+        /// Output folder (the site and build.json)
+        #[arg(long, default_value = "bench-results/build")]
+        out: PathBuf,
+    },
     /// Run the floor server (started by `run`; not a web server)
     #[command(hide = true)]
     Floor {
@@ -134,6 +151,17 @@ fn main() -> ExitCode {
             report::report(&out)
         })(),
         Cmd::Report { dir } => report::report(&dir),
+        Cmd::Build {
+            files,
+            mib,
+            rounds,
+            out,
+        } => build::build(&build::BuildOptions {
+            files,
+            bytes: mib * 1024 * 1024,
+            rounds,
+            out,
+        }),
         Cmd::Floor {
             port,
             threads,

@@ -567,7 +567,7 @@ fn raise_nofile() {
     }
 }
 
-fn machine_facts() -> Machine {
+pub fn machine_facts() -> Machine {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_model = cpuinfo
         .lines()

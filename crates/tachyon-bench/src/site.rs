@@ -53,7 +53,7 @@ pub fn generate(root: &Path) -> anyhow::Result<()> {
 /// `len` bytes of plausible JavaScript: functions over a small vocabulary
 /// with varying names and numbers, so it compresses about as well as a
 /// real bundle (gzip about 4×) rather than as well as zeros.
-fn javascript(rng: &mut XorShift, len: usize) -> Vec<u8> {
+pub fn javascript(rng: &mut XorShift, len: usize) -> Vec<u8> {
     const WORDS: [&str; 24] = [
         "render", "state", "props", "items", "widget", "label", "visible", "update", "config",
         "handler", "event", "target", "value", "index", "cache", "request", "response", "layout",
@@ -101,10 +101,10 @@ pub fn size_of(path: &str) -> u64 {
     }
 }
 
-struct XorShift(u64);
+pub struct XorShift(pub u64);
 
 impl XorShift {
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
         let mut out = Vec::with_capacity(n + 8);
         while out.len() < n {
             self.0 ^= self.0 << 13;

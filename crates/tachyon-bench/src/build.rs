@@ -1,0 +1,196 @@
+//! `tachyon-bench build`: how long tachyon takes to build its snapshot of a
+//! large site, and what the snapshot costs in memory.
+//!
+//! Generates a mixed site (pages, scripts, styles, data and images, the
+//! proportions of a documentation or shop site), starts the release
+//! `tachyon` on it several times with and without compression, and times
+//! each start until it prints its URL, when the snapshot is complete. Owns
+//! nothing the suites use; figures come only from these runs.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+
+use crate::proc;
+use crate::site::XorShift;
+
+/// Files by kind: (extension, share of files in per mille, mean size, text?).
+const KINDS: [(&str, u32, usize, bool); 7] = [
+    ("html", 300, 12 * 1024, true),
+    ("js", 100, 30 * 1024, true),
+    ("css", 50, 10 * 1024, true),
+    ("json", 50, 8 * 1024, true),
+    ("svg", 50, 4 * 1024, true),
+    ("jpg", 300, 0, false),
+    ("webp", 150, 0, false),
+];
+
+pub struct BuildOptions {
+    pub files: usize,
+    pub bytes: u64,
+    pub rounds: u32,
+    pub out: std::path::PathBuf,
+}
+
+pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
+    let root = opts.out.join("site");
+    let (files, bytes) = generate(&root, opts.files, opts.bytes)?;
+    let tachyon = std::env::current_exe()?.with_file_name("tachyon");
+    if !tachyon.is_file() {
+        bail!(
+            "{} not found: cargo build --release -p tachyon",
+            tachyon.display()
+        );
+    }
+    println!(
+        "site: {files} files, {:.1} MiB, in {}",
+        bytes as f64 / 1_048_576.0,
+        root.display()
+    );
+    println!();
+    println!("| compression | round | ready after | loaded | RSS when ready | peak RSS | tachyon's summary |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut rows = Vec::new();
+    for round in 1..=opts.rounds {
+        for compress in [true, false] {
+            let start = start_once(&tachyon, &root, compress)?;
+            println!(
+                "| {} | {round} | {:.2} s | {} | {:.0} MiB | {:.0} MiB | {} |",
+                if compress { "br, zstd, gzip" } else { "off" },
+                start.ready_s,
+                start.loaded,
+                start.rss as f64 / 1_048_576.0,
+                start.peak_rss as f64 / 1_048_576.0,
+                start.compressed
+            );
+            rows.push(serde_json::json!({
+                "round": round,
+                "compression": compress,
+                "ready_s": start.ready_s,
+                "rss_bytes": start.rss,
+                "peak_rss_bytes": start.peak_rss,
+                "loaded_line": start.loaded,
+                "compressed_line": start.compressed,
+            }));
+        }
+    }
+    let json = serde_json::json!({
+        "site": { "files": files, "bytes": bytes },
+        "machine": crate::runner::machine_facts(),
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+        "rows": rows,
+    });
+    let path = opts.out.join("build.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(&json)?)?;
+    println!("\nresults: {}", path.display());
+    Ok(())
+}
+
+struct Start {
+    ready_s: f64,
+    rss: u64,
+    peak_rss: u64,
+    loaded: String,
+    compressed: String,
+}
+
+/// Starts tachyon, waits for its URL line, samples memory, stops it.
+fn start_once(tachyon: &Path, root: &Path, compress: bool) -> anyhow::Result<Start> {
+    let mut command = Command::new(tachyon);
+    command
+        .arg(root)
+        .args(["--listen", "127.0.0.1:0", "--no-watch"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if !compress {
+        command.arg("--no-compress");
+    }
+    let started = Instant::now();
+    let mut child = command.spawn().context("starting tachyon")?;
+    let pid = child.id();
+    let stdout = child.stdout.take().context("tachyon's stdout")?;
+    let (mut loaded, mut compressed) = (String::new(), String::from("–"));
+    let mut ready = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line?;
+        if line.starts_with("loaded ") {
+            loaded = line.trim_start_matches("loaded ").to_string();
+        } else if let Some(rest) = line.strip_prefix("compressed: ") {
+            compressed = rest.to_string();
+        } else if line.starts_with("serving ") {
+            ready = Some(started.elapsed().as_secs_f64());
+            break;
+        }
+    }
+    let rss = proc::rss_bytes(pid);
+    let peak_rss = peak_rss_bytes(pid);
+    let _ = child.kill();
+    let _ = child.wait();
+    let Some(ready_s) = ready else {
+        bail!("tachyon exited before serving {}", root.display());
+    };
+    Ok(Start {
+        ready_s,
+        rss,
+        peak_rss,
+        loaded,
+        compressed,
+    })
+}
+
+fn peak_rss_bytes(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .unwrap_or(0)
+        * 1024
+}
+
+/// Writes `files` files totalling about `bytes` under `root`, 100 per
+/// directory; images take whatever the text files leave. Deterministic.
+fn generate(root: &Path, files: usize, bytes: u64) -> anyhow::Result<(usize, u64)> {
+    if root.exists() {
+        std::fs::remove_dir_all(root)?;
+    }
+    let counts: Vec<usize> = KINDS.iter().map(|k| files * k.1 as usize / 1000).collect();
+    let text_bytes: u64 = KINDS
+        .iter()
+        .zip(&counts)
+        .filter(|(k, _)| k.3)
+        .map(|(k, n)| (k.2 * n) as u64)
+        .sum();
+    let image_files: usize = KINDS
+        .iter()
+        .zip(&counts)
+        .filter(|(k, _)| !k.3)
+        .map(|(_, n)| n)
+        .sum();
+    let image_mean = (bytes.saturating_sub(text_bytes) / image_files.max(1) as u64) as usize;
+    let mut rng = XorShift(0x005E_ED0F_5173);
+    let (mut written, mut total) = (0usize, 0u64);
+    for (kind, count) in KINDS.iter().zip(&counts) {
+        let (ext, _, mean, text) = *kind;
+        let mean = if text { mean } else { image_mean };
+        for i in 0..*count {
+            // Sizes spread from half to one and a half times the mean.
+            let len = mean / 2 + (i * 7919) % mean.max(1);
+            let dir = root.join(format!("d{:03}", written / 100));
+            std::fs::create_dir_all(&dir)?;
+            let body = if text {
+                crate::site::javascript(&mut rng, len)
+            } else {
+                rng.bytes(len)
+            };
+            std::fs::write(dir.join(format!("{ext}{i:05}.{ext}")), &body)?;
+            written += 1;
+            total += body.len() as u64;
+        }
+    }
+    Ok((written, total))
+}
