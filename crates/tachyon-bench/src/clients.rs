@@ -16,6 +16,8 @@ pub struct ClientReport {
     pub bytes_read: u64,
     /// Connect/read/write/timeout errors, and for ab its "Failed requests".
     pub socket_errors: u64,
+    /// How the client broke the errors down, when it does.
+    pub socket_error_detail: Option<String>,
     pub non_2xx_3xx: u64,
     pub latency_avg_ms: Option<f64>,
     pub latency_p50_ms: Option<f64>,
@@ -49,6 +51,7 @@ pub fn parse_wrk(text: &str) -> anyhow::Result<ClientReport> {
         } else if let Some(v) = line.strip_prefix("Non-2xx or 3xx responses:") {
             report.non_2xx_3xx = v.trim().parse()?;
         } else if let Some(v) = line.strip_prefix("Socket errors:") {
+            report.socket_error_detail = Some(v.trim().to_string());
             report.socket_errors = v
                 .split(',')
                 .filter_map(|part| part.split_whitespace().last()?.parse::<u64>().ok())
@@ -214,6 +217,15 @@ pub fn parse_oha_json(text: &str) -> anyhow::Result<ClientReport> {
         rps,
         bytes_read: summary["sizePerRequest"].as_f64().unwrap_or(0.0) as u64 * ok,
         socket_errors: errors,
+        socket_error_detail: v["errorDistribution"]
+            .as_object()
+            .filter(|m| !m.is_empty())
+            .map(|m| {
+                m.iter()
+                    .map(|(kind, n)| format!("{kind}: {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }),
         non_2xx_3xx: bad,
         latency_avg_ms: summary["average"].as_f64().map(|s| s * 1000.0),
         latency_p50_ms: pct("p50"),
@@ -293,7 +305,12 @@ mod tests {
         let r = parse_wrk(&fixture("wrk-non2xx.txt")).unwrap();
         assert_eq!(r.non_2xx_3xx, 108_037);
         let with_errors = "  10 requests in 1.00s, 1.00KB read\n  Socket errors: connect 1, read 2, write 3, timeout 4\nRequests/sec: 10.00\n";
-        assert_eq!(parse_wrk(with_errors).unwrap().socket_errors, 10);
+        let r = parse_wrk(with_errors).unwrap();
+        assert_eq!(r.socket_errors, 10);
+        assert_eq!(
+            r.socket_error_detail.as_deref(),
+            Some("connect 1, read 2, write 3, timeout 4")
+        );
         assert!(
             parse_wrk("garbage").is_err(),
             "no totals is an error, not a zero row"

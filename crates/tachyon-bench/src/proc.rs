@@ -89,6 +89,26 @@ pub fn rss_bytes(pid: u32) -> u64 {
         * 1024
 }
 
+/// Distinct sockets open in the tree (listeners included; processes that
+/// inherited one socket count it once).
+pub fn sockets(pid: u32) -> u64 {
+    let mut inodes = std::collections::HashSet::new();
+    for p in tree(pid) {
+        let Ok(dir) = std::fs::read_dir(format!("/proc/{p}/fd")) else {
+            continue;
+        };
+        for fd in dir.flatten() {
+            if let Ok(target) = std::fs::read_link(fd.path()) {
+                let target = target.to_string_lossy();
+                if target.starts_with("socket:") {
+                    inodes.insert(target.into_owned());
+                }
+            }
+        }
+    }
+    inodes.len() as u64
+}
+
 /// Fields of /proc/PID/stat after the `(comm)` field, which may contain spaces.
 fn stat_fields(pid: u32) -> Option<Vec<String>> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;

@@ -73,6 +73,15 @@ pub struct Row {
     pub idle_conns_held: Option<u64>,
     /// The offered rate of an open-loop cell.
     pub target_rps: Option<f64>,
+    /// Connections the server held open midway through a many-connection
+    /// cell (its socket descriptors, less those it had at rest): a server
+    /// that caps connections serves, and times, only the ones it accepted.
+    #[serde(default)]
+    pub conns_held: Option<u64>,
+    /// The client's own breakdown of socket errors, e.g. wrk's
+    /// `connect 0, read 1, write 0, timeout 0`.
+    #[serde(default)]
+    pub socket_error_detail: Option<String>,
 }
 
 impl Row {
