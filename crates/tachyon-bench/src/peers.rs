@@ -19,6 +19,9 @@ use anyhow::{anyhow, bail, Context};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Peer {
     Tachyon,
+    /// tachyon with compression, listing and watching off: the A/B
+    /// reference for what those features cost on the hot path.
+    TachyonBare,
     Floor,
     Nginx,
     NginxDefault,
@@ -30,8 +33,9 @@ pub enum Peer {
 }
 
 impl Peer {
-    pub const ALL: [Peer; 9] = [
+    pub const ALL: [Peer; 10] = [
         Peer::Tachyon,
+        Peer::TachyonBare,
         Peer::Floor,
         Peer::Nginx,
         Peer::NginxDefault,
@@ -45,6 +49,7 @@ impl Peer {
     pub fn name(self) -> &'static str {
         match self {
             Peer::Tachyon => "tachyon",
+            Peer::TachyonBare => "tachyon-bare",
             Peer::Floor => "floor",
             Peer::Nginx => "nginx",
             Peer::NginxDefault => "nginx-default",
@@ -69,7 +74,7 @@ impl Peer {
     /// The executable that must be installed (None: built from this workspace).
     pub fn program(self) -> Option<&'static str> {
         match self {
-            Peer::Tachyon | Peer::Floor => None,
+            Peer::Tachyon | Peer::TachyonBare | Peer::Floor => None,
             Peer::Nginx | Peer::NginxDefault => Some("nginx"),
             Peer::Lighttpd => Some("lighttpd"),
             Peer::H2o => Some("h2o"),
@@ -82,7 +87,7 @@ impl Peer {
     /// The command that prints the version, and which stream has it.
     pub fn version_command(self) -> Option<(&'static str, &'static [&'static str])> {
         Some(match self {
-            Peer::Tachyon | Peer::Floor => return None,
+            Peer::Tachyon | Peer::TachyonBare | Peer::Floor => return None,
             Peer::Nginx | Peer::NginxDefault => ("nginx", &["-v"]),
             Peer::Lighttpd => ("lighttpd", &["-v"]),
             Peer::H2o => ("h2o", &["--version"]),
@@ -230,18 +235,22 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
     };
     let mut c;
     match peer {
-        Peer::Tachyon => {
+        Peer::Tachyon | Peer::TachyonBare => {
             c = Command::new(&env.tachyon_bin);
             c.arg(&env.root).args([
                 "--listen",
                 &format!("127.0.0.1:{port}"),
                 "--threads",
                 &workers,
-                // Listing on (and compression and watching, the defaults):
-                // the figures are for the server as a site owner runs it.
-                "--listing",
                 "--quiet",
             ]);
+            if peer == Peer::Tachyon {
+                // Listing on (and compression and watching, the defaults):
+                // the figures are for the server as a site owner runs it.
+                c.arg("--listing");
+            } else {
+                c.args(["--no-compress", "--no-watch"]);
+            }
         }
         Peer::Floor => {
             c = Command::new(&env.bench_bin);
@@ -310,7 +319,7 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
 
 fn binary_path(peer: Peer, env: &Env) -> Option<PathBuf> {
     match peer {
-        Peer::Tachyon => Some(env.tachyon_bin.clone()),
+        Peer::Tachyon | Peer::TachyonBare => Some(env.tachyon_bin.clone()),
         Peer::Floor => None,
         other => which(other.program()?),
     }

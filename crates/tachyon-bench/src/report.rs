@@ -399,7 +399,7 @@ fn sparecores_extras(
         }
         let best_peer_ext = servers
             .iter()
-            .filter(|(s, _)| *s != "tachyon" && *s != "floor")
+            .filter(|(s, _)| !s.starts_with("tachyon") && *s != "floor")
             .map(|(_, v)| v.1)
             .fold(0.0, f64::max);
         for (server, (rps, ext, eff, t)) in servers {
