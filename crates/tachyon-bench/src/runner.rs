@@ -520,9 +520,8 @@ fn warm_up(server: &mut Running) -> anyhow::Result<()> {
 }
 
 /// Runs a client to completion (reaped, so its CPU lands in RUSAGE_CHILDREN);
-/// kills it past `timeout`.
-/// Runs a client to completion; `probe` is called once, `probe_at` after
-/// the start, if the client is still running then.
+/// kills it past `timeout`. `probe` is called once, `probe_at` after the
+/// start, if the client is still running then.
 fn run_with_timeout(
     argv: &[String],
     timeout: Duration,
