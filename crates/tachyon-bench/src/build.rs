@@ -51,16 +51,17 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
         root.display()
     );
     println!();
-    println!("| compression | round | ready after | loaded | RSS when ready | peak RSS | tachyon's summary |");
+    println!("| compression | round | ready after | reload (SIGHUP, one file edited) | RSS when ready | peak RSS | tachyon's summary |");
     println!("|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
     for round in 1..=opts.rounds {
         for compress in [true, false] {
             let start = start_once(&tachyon, &root, compress)?;
             println!(
-                "| {} | {round} | {:.2} s | {} | {:.0} MiB | {:.0} MiB | {} |",
+                "| {} | {round} | {:.2} s | {:.2} s | {:.0} MiB | {:.0} MiB | {}; {} |",
                 if compress { "br, zstd, gzip" } else { "off" },
                 start.ready_s,
+                start.reload_s,
                 start.loaded,
                 start.rss as f64 / 1_048_576.0,
                 start.peak_rss as f64 / 1_048_576.0,
@@ -70,6 +71,7 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
                 "round": round,
                 "compression": compress,
                 "ready_s": start.ready_s,
+                "reload_s": start.reload_s,
                 "rss_bytes": start.rss,
                 "peak_rss_bytes": start.peak_rss,
                 "loaded_line": start.loaded,
@@ -91,6 +93,8 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
 
 struct Start {
     ready_s: f64,
+    /// From SIGHUP, after editing one page, to the new generation's summary.
+    reload_s: f64,
     rss: u64,
     peak_rss: u64,
     loaded: String,
@@ -114,7 +118,8 @@ fn start_once(tachyon: &Path, root: &Path, compress: bool) -> anyhow::Result<Sta
     let stdout = child.stdout.take().context("tachyon's stdout")?;
     let (mut loaded, mut compressed) = (String::new(), String::from("–"));
     let mut ready = None;
-    for line in BufReader::new(stdout).lines() {
+    let mut lines = BufReader::new(stdout).lines();
+    for line in lines.by_ref() {
         let line = line?;
         if line.starts_with("loaded ") {
             loaded = line.trim_start_matches("loaded ").to_string();
@@ -127,13 +132,33 @@ fn start_once(tachyon: &Path, root: &Path, compress: bool) -> anyhow::Result<Sta
     }
     let rss = proc::rss_bytes(pid);
     let peak_rss = peak_rss_bytes(pid);
-    let _ = child.kill();
-    let _ = child.wait();
     let Some(ready_s) = ready else {
+        let _ = child.kill();
+        let _ = child.wait();
         bail!("tachyon exited before serving {}", root.display());
     };
+    // A deploy that changes one page: edit it, then SIGHUP.
+    let page = root.join("d000/html00000.html");
+    let mut text = std::fs::read(&page)?;
+    text.extend_from_slice(b"\n<!-- edited -->\n");
+    std::fs::write(&page, text)?;
+    let hup = Instant::now();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGHUP,
+    )?;
+    let mut reload_s = f64::NAN;
+    for line in lines.by_ref() {
+        if line?.starts_with("loaded ") {
+            reload_s = hup.elapsed().as_secs_f64();
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
     Ok(Start {
         ready_s,
+        reload_s,
         rss,
         peak_rss,
         loaded,

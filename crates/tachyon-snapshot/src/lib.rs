@@ -16,7 +16,7 @@ mod load;
 mod mime;
 mod rules;
 
-pub use compress::Compression;
+pub use compress::{Compression, EncodeCache};
 pub use entry::{Body, Encoded, Entry, FileEntry};
 pub use load::{LoadError, LoadOptions, LoadStats, Progress};
 pub use rules::{HeaderRule, RedirectRule, RuleError};
@@ -37,16 +37,19 @@ pub struct Snapshot {
 impl Snapshot {
     /// Walks `root` and builds a snapshot of it.
     pub fn load(root: &Path, options: &LoadOptions) -> Result<Snapshot, LoadError> {
-        load::load(root, options, &Progress::default())
+        load::load(root, options, &Progress::default(), &EncodeCache::default())
     }
 
-    /// Like [`Snapshot::load`], counting files into `progress` as they load.
-    pub fn load_with_progress(
+    /// Like [`Snapshot::load`], counting files into `progress` as they load
+    /// and reusing the encodings in `cache` from earlier generations of the
+    /// same root (one cache per root).
+    pub fn load_with(
         root: &Path,
         options: &LoadOptions,
         progress: &Progress,
+        cache: &EncodeCache,
     ) -> Result<Snapshot, LoadError> {
-        load::load(root, options, progress)
+        load::load(root, options, progress, cache)
     }
 
     /// The entry for a site path, if the site has one.

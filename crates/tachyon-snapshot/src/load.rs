@@ -21,7 +21,7 @@ use tachyon_http::encoding::Coding;
 use tachyon_http::response::COMMON_HEADERS;
 use tachyon_http::Status;
 
-use crate::compress::{self, Compression};
+use crate::compress::{self, Compression, EncodeCache};
 use crate::entry::{Body, Encoded, Entry, FileEntry};
 use crate::listing::{self, Child};
 use crate::mime;
@@ -144,6 +144,23 @@ pub(crate) fn load(
     root: &Path,
     options: &LoadOptions,
     progress: &Progress,
+    cache: &EncodeCache,
+) -> Result<Snapshot, LoadError> {
+    cache.begin();
+    let snapshot = load_generation(root, options, progress, cache);
+    // A failed build keeps the previous generation serving, so it must not
+    // empty the cache that generation's successor will want.
+    if snapshot.is_ok() {
+        cache.finish();
+    }
+    snapshot
+}
+
+fn load_generation(
+    root: &Path,
+    options: &LoadOptions,
+    progress: &Progress,
+    cache: &EncodeCache,
 ) -> Result<Snapshot, LoadError> {
     let started = Instant::now();
     let root = root.canonicalize().map_err(|source| LoadError::Root {
@@ -238,7 +255,7 @@ pub(crate) fn load(
     let loaded: Vec<io::Result<FileEntry>> = found
         .par_iter()
         .map(|f| {
-            let file = load_file(f, &keys, options);
+            let file = load_file(f, &keys, options, cache);
             progress.done.fetch_add(1, Ordering::Relaxed);
             file
         })
@@ -366,7 +383,12 @@ fn site_key(root: &Path, path: &Path) -> Vec<u8> {
 
 /// Reads one file (and its precompressed siblings), builds its codings and
 /// its heads.
-fn load_file(f: &Found, keys: &HashSet<&[u8]>, options: &LoadOptions) -> io::Result<FileEntry> {
+fn load_file(
+    f: &Found,
+    keys: &HashSet<&[u8]>,
+    options: &LoadOptions,
+    cache: &EncodeCache,
+) -> io::Result<FileEntry> {
     let identity = read(&f.path, f.len, f.in_memory)?;
     let content_type = mime::content_type(&f.path);
     let site_path = String::from_utf8_lossy(&f.key);
@@ -389,8 +411,8 @@ fn load_file(f: &Found, keys: &HashSet<&[u8]>, options: &LoadOptions) -> io::Res
             &identity.body,
             worth_encoding(&meta, options, coding, f.len),
         ) {
-            if let Some(bytes) = compress::encode(coding, data) {
-                encoded.push((coding, raw(bytes)));
+            if let Some(bytes) = cache.encode(coding, data, identity.hash) {
+                encoded.push((coding, raw_bytes(bytes)));
             }
         }
     }
@@ -463,10 +485,14 @@ fn read(path: &Path, len: u64, in_memory: bool) -> io::Result<Raw> {
 }
 
 fn raw(data: Vec<u8>) -> Raw {
+    raw_bytes(Bytes::from(data))
+}
+
+fn raw_bytes(data: Bytes) -> Raw {
     Raw {
         len: data.len() as u64,
         hash: xxhash_rust::xxh3::xxh3_64(&data),
-        body: Body::Memory(Bytes::from(data)),
+        body: Body::Memory(data),
     }
 }
 

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use tachyon_server::{Hosts, Shutdown, Site};
-use tachyon_snapshot::{LoadOptions, Progress, Snapshot};
+use tachyon_snapshot::{EncodeCache, LoadOptions, Progress, Snapshot};
 
 use crate::config::Settings;
 use crate::reload::{Reloader, Watch};
@@ -56,7 +56,11 @@ fn run(settings: Settings) -> anyhow::Result<()> {
         Some(Ok(watch)) => Some(watch),
         None => None,
     };
-    let hosts = load_hosts(&settings)?;
+    // One encoding cache per root, kept across reloads.
+    let caches: Arc<[EncodeCache]> = (0..=settings.hosts.len())
+        .map(|_| EncodeCache::default())
+        .collect();
+    let hosts = load_hosts(&settings, &caches)?;
     let listeners = tachyon_server::bind_listeners(&settings.listen, settings.threads, 4096)?;
     tachyon_server::raise_fd_limit();
     let root = hosts.default_site().root().display().to_string();
@@ -94,7 +98,7 @@ fn run(settings: Settings) -> anyhow::Result<()> {
     };
     let signal_handle = signals.handle();
     let quiet = settings.quiet;
-    let reloader = Reloader::new(site, settings);
+    let reloader = Reloader::new(site, settings, caches);
     if let Some(watch) = watch {
         reloader.watch(watch);
     }
@@ -120,12 +124,13 @@ fn run(settings: Settings) -> anyhow::Result<()> {
     result.context("serving")
 }
 
-/// Builds one generation: the default site, then each virtual host.
-pub(crate) fn load_hosts(settings: &Settings) -> anyhow::Result<Hosts> {
-    let default = load_site(&settings.root, &settings.load, settings.quiet)?;
+/// Builds one generation: the default site, then each virtual host, with
+/// `caches[0]` for the default root and `caches[i + 1]` for host `i`.
+pub(crate) fn load_hosts(settings: &Settings, caches: &[EncodeCache]) -> anyhow::Result<Hosts> {
+    let default = load_site(&settings.root, &settings.load, settings.quiet, &caches[0])?;
     let mut hosts = Hosts::single(default);
-    for host in &settings.hosts {
-        let snapshot = load_site(&host.root, &host.load, settings.quiet)
+    for (host, cache) in settings.hosts.iter().zip(&caches[1..]) {
+        let snapshot = load_site(&host.root, &host.load, settings.quiet, cache)
             .with_context(|| format!("virtual host {}", host.names.join(", ")))?;
         hosts = hosts.with_host(&host.names, snapshot);
     }
@@ -134,14 +139,19 @@ pub(crate) fn load_hosts(settings: &Settings) -> anyhow::Result<Hosts> {
 
 /// Loads one root, printing a progress line every second when the build
 /// takes longer than one (compressing a large site does), then the summary.
-fn load_site(root: &Path, options: &LoadOptions, quiet: bool) -> anyhow::Result<Snapshot> {
+fn load_site(
+    root: &Path,
+    options: &LoadOptions,
+    quiet: bool,
+    cache: &EncodeCache,
+) -> anyhow::Result<Snapshot> {
     let progress = Progress::default();
     let finished = std::sync::atomic::AtomicBool::new(false);
     let snapshot = std::thread::scope(|scope| {
         if !quiet {
             scope.spawn(|| report_progress(root, &progress, &finished));
         }
-        let snapshot = Snapshot::load_with_progress(root, options, &progress);
+        let snapshot = Snapshot::load_with(root, options, &progress, cache);
         finished.store(true, Ordering::Release);
         snapshot
     })?;

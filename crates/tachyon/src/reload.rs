@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 use tachyon_server::Site;
+use tachyon_snapshot::EncodeCache;
 
 use crate::config::Settings;
 
@@ -31,14 +32,17 @@ const ROOT_POLL: Duration = Duration::from_secs(1);
 pub struct Reloader {
     site: Arc<Site>,
     settings: Settings,
+    /// Encodings kept from earlier generations, one cache per root.
+    caches: Arc<[EncodeCache]>,
     building: Mutex<()>,
 }
 
 impl Reloader {
-    pub fn new(site: Arc<Site>, settings: Settings) -> Arc<Reloader> {
+    pub fn new(site: Arc<Site>, settings: Settings, caches: Arc<[EncodeCache]>) -> Arc<Reloader> {
         Arc::new(Reloader {
             site,
             settings,
+            caches,
             building: Mutex::new(()),
         })
     }
@@ -49,7 +53,7 @@ impl Reloader {
         if !self.settings.quiet {
             crate::say(&format!("reloading ({why})"));
         }
-        match crate::load_hosts(&self.settings) {
+        match crate::load_hosts(&self.settings, &self.caches) {
             Ok(hosts) => self.site.publish(hosts),
             Err(err) => crate::warn(&format!(
                 "reload ({why}) failed, still serving the previous snapshot: {err:#}"

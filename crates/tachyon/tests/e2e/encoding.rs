@@ -200,3 +200,29 @@ fn no_compress_builds_nothing_but_keeps_siblings() {
     let r = c.get("/pre.css", "Accept-Encoding: br, gzip\r\n");
     assert_eq!(r.header("content-encoding"), Some("gzip"));
 }
+
+#[test]
+fn encodings_follow_edits_across_reloads() {
+    // Encodings are reused across generations by content hash: an edited
+    // file must get fresh ones, an unchanged file keeps serving the same.
+    let site = Site::new();
+    let v1 = "first version of the script; ".repeat(100);
+    let same = "a stylesheet that does not change; ".repeat(100);
+    site.file("app.js", &v1).file("site.css", &same);
+    let server = Server::start(&site.root, &["--no-watch"]);
+    let fetch = |path: &str| {
+        let r = server.connect().get(path, "Accept-Encoding: br\r\n");
+        assert_eq!(r.header("content-encoding"), Some("br"), "{path}");
+        String::from_utf8(decode("br", &r.body)).unwrap()
+    };
+    assert_eq!(fetch("/app.js"), v1);
+    let v2 = "second version, longer than the first; ".repeat(120);
+    site.file("app.js", &v2);
+    server.signal(rustix::process::Signal::HUP);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while fetch("/app.js") != v2 {
+        assert!(std::time::Instant::now() < deadline, "never reloaded");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(fetch("/site.css"), same);
+}
