@@ -90,6 +90,11 @@ pub fn encode(coding: Coding, data: &[u8]) -> Option<Vec<u8>> {
             encoder.finish().ok()?
         }
     };
+    // The output buffers are sized for the worst case; a kept encoding lives
+    // as long as its generation, so it gives the slack back (with 10,000
+    // files that slack was most of the memory the encodings took).
+    let mut out = out;
+    out.shrink_to_fit();
     (out.len() as u64 * 10 <= data.len() as u64 * 9).then_some(out)
 }
 
