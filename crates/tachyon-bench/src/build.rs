@@ -62,9 +62,9 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
                 if compress { "br, zstd, gzip" } else { "off" },
                 start.ready_s,
                 start.reload_s,
-                start.loaded,
                 start.rss as f64 / 1_048_576.0,
                 start.peak_rss as f64 / 1_048_576.0,
+                start.loaded,
                 start.compressed
             );
             rows.push(serde_json::json!({

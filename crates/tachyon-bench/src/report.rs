@@ -162,7 +162,7 @@ fn problems(rows: &[&Row]) -> String {
     if bad.is_empty() {
         String::new()
     } else {
-        format!("⚠ {}", bad.join(" | "))
+        format!("⚠ {}", bad.join("; "))
     }
 }
 
