@@ -208,24 +208,32 @@ pub fn parse_oha_json(text: &str) -> anyhow::Result<ClientReport> {
         .filter(|(k, _)| !(k.starts_with('2') || k.starts_with('3')))
         .filter_map(|(_, n)| n.as_u64())
         .sum();
-    let errors: u64 = v["errorDistribution"]
+    // oha cuts the requests still in flight when its `-z` duration ends and
+    // lists them as "aborted due to deadline": the client stopping, not the
+    // server failing, so they are not errors.
+    let failures: Vec<(&String, u64)> = v["errorDistribution"]
         .as_object()
-        .map_or(0, |m| m.values().filter_map(|n| n.as_u64()).sum());
+        .map(|m| {
+            m.iter()
+                .filter(|(kind, _)| !kind.contains("aborted due to deadline"))
+                .filter_map(|(kind, n)| Some((kind, n.as_u64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let errors: u64 = failures.iter().map(|(_, n)| n).sum();
     Ok(ClientReport {
         requests: ok,
         duration_s: total,
         rps,
         bytes_read: summary["sizePerRequest"].as_f64().unwrap_or(0.0) as u64 * ok,
         socket_errors: errors,
-        socket_error_detail: v["errorDistribution"]
-            .as_object()
-            .filter(|m| !m.is_empty())
-            .map(|m| {
-                m.iter()
-                    .map(|(kind, n)| format!("{kind}: {n}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }),
+        socket_error_detail: (!failures.is_empty()).then(|| {
+            failures
+                .iter()
+                .map(|(kind, n)| format!("{kind}: {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
         non_2xx_3xx: bad,
         latency_avg_ms: summary["average"].as_f64().map(|s| s * 1000.0),
         latency_p50_ms: pct("p50"),
@@ -347,5 +355,18 @@ mod tests {
         assert_eq!(r.requests, 1000);
         assert_eq!(r.latency_p999_ms, Some(4.0));
         assert_eq!(r.bytes_read, 1024 * 1000);
+        let cut = text.replace(
+            r#""errorDistribution":{}"#,
+            r#""errorDistribution":{"aborted due to deadline":21,"connection closed":2}"#,
+        );
+        let r = parse_oha_json(&cut).unwrap();
+        assert_eq!(
+            r.socket_errors, 2,
+            "requests cut at the deadline are not errors"
+        );
+        assert_eq!(
+            r.socket_error_detail.as_deref(),
+            Some("connection closed: 2")
+        );
     }
 }
