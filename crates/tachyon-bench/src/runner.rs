@@ -207,10 +207,26 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
         return row;
     }
     if let Workload::Footprint { conns } = cell.workload {
+        // Its own scratch folder: this instance runs beside the main one,
+        // and Apache refuses to start over a live pid file.
+        let run_dir = env.run_dir.join("small");
         let small = Env {
             root: env.root.with_file_name("www-small"),
+            run_dir: run_dir.clone(),
             ..env.clone()
         };
+        let prepared = std::fs::create_dir_all(&run_dir).and_then(|()| {
+            std::fs::set_permissions(
+                &run_dir,
+                std::os::unix::fs::PermissionsExt::from_mode(0o1777),
+            )
+        });
+        if let Err(e) = prepared {
+            row.ok = false;
+            row.problems
+                .push(format!("creating {}: {e}", run_dir.display()));
+            return row;
+        }
         match Running::start(server.peer, &small) {
             Ok(fresh) => footprint(&fresh, conns, &mut row),
             Err(e) => {
