@@ -131,7 +131,7 @@ fn start_once(tachyon: &Path, root: &Path, compress: bool) -> anyhow::Result<Sta
         }
     }
     let rss = proc::rss_bytes(pid);
-    let peak_rss = peak_rss_bytes(pid);
+    let peak_rss = proc::status_bytes(pid, "VmHWM:").unwrap_or(0);
     let Some(ready_s) = ready else {
         let _ = child.kill();
         let _ = child.wait();
@@ -164,17 +164,6 @@ fn start_once(tachyon: &Path, root: &Path, compress: bool) -> anyhow::Result<Sta
         loaded,
         compressed,
     })
-}
-
-fn peak_rss_bytes(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .unwrap_or(0)
-        * 1024
 }
 
 /// Writes `files` files totalling about `bytes` under `root`, 100 per

@@ -80,13 +80,16 @@ pub fn cpu(pid: u32) -> CpuTimes {
 pub fn rss_bytes(pid: u32) -> u64 {
     tree(pid)
         .into_iter()
-        .filter_map(|p| std::fs::read_to_string(format!("/proc/{p}/status")).ok())
-        .filter_map(|status| {
-            let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .sum::<u64>()
-        * 1024
+        .filter_map(|p| status_bytes(p, "VmRSS:"))
+        .sum()
+}
+
+/// A `kB` field of /proc/PID/status (`VmRSS:`, `VmHWM:` …), in bytes.
+pub fn status_bytes(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kib = line.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+    Some(kib * 1024)
 }
 
 /// Distinct sockets open in the tree (listeners included; processes that

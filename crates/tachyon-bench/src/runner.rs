@@ -56,13 +56,7 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     check_tools(&cells)?;
     let www = opts.out.join("www");
     let run_dir = opts.out.join("run");
-    std::fs::create_dir_all(&run_dir)?;
-    // Apache and h2o drop to www-data when started as root, then write pid
-    // files and logs here: the scratch folder must be theirs to write too.
-    std::fs::set_permissions(
-        &run_dir,
-        std::os::unix::fs::PermissionsExt::from_mode(0o1777),
-    )?;
+    scratch_dir(&run_dir)?;
     crate::site::generate(&www)?;
     let small = opts.out.join("www-small");
     crate::site::generate_small(&small)?;
@@ -174,6 +168,13 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Creates a folder servers write pid files and logs to. Apache and h2o
+/// drop to www-data when started as root, so it must be theirs to write too.
+fn scratch_dir(path: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(path)?;
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o1777))
+}
+
 /// The floor answers HTTP/1.1 keep-alive only (no HTTP/1.0, no
 /// `Connection: close`), so it sits out the cells it could not answer honestly.
 fn applies(peer: Peer, workload: &Workload) -> bool {
@@ -215,13 +216,7 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
             run_dir: run_dir.clone(),
             ..env.clone()
         };
-        let prepared = std::fs::create_dir_all(&run_dir).and_then(|()| {
-            std::fs::set_permissions(
-                &run_dir,
-                std::os::unix::fs::PermissionsExt::from_mode(0o1777),
-            )
-        });
-        if let Err(e) = prepared {
+        if let Err(e) = scratch_dir(&run_dir) {
             row.ok = false;
             row.problems
                 .push(format!("creating {}: {e}", run_dir.display()));
@@ -254,10 +249,10 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
         } if conns >= 1000 => Some(Duration::from_secs_f64(f64::from(duration_s) / 2.0)),
         _ => None,
     };
-    let sockets_at_rest = probe_at.map(|_| proc::sockets(server.pid()));
-    let mut sockets_midway = None;
     let pid = server.pid();
-    let server_before = proc::cpu(server.pid());
+    let sockets_at_rest = probe_at.map(|_| proc::sockets(pid));
+    let mut sockets_midway = None;
+    let server_before = proc::cpu(pid);
     let client_before = proc::children_cpu();
     let output = run_with_timeout(&argv, timeout, probe_at, &mut || {
         sockets_midway = Some(proc::sockets(pid));
@@ -265,7 +260,7 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     if let (Some(rest), Some(midway)) = (sockets_at_rest, sockets_midway) {
         row.conns_held = Some(midway.saturating_sub(rest));
     }
-    let server_cpu = proc::cpu(server.pid()).since(&server_before);
+    let server_cpu = proc::cpu(pid).since(&server_before);
     let client_cpu = proc::children_cpu().since(&client_before);
     row.server_usr_s = server_cpu.user_s;
     row.server_sys_s = server_cpu.system_s;

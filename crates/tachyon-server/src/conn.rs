@@ -9,7 +9,6 @@
 
 use std::os::fd::OwnedFd;
 
-use crate::site::Hosts;
 use rustix::io::Errno;
 use rustix::net::RecvFlags;
 use tachyon_http::date::DateCache;
@@ -20,6 +19,7 @@ use tachyon_http::{ParseError, Version};
 use crate::limits::Limits;
 use crate::outbox::{Flushed, Outbox};
 use crate::respond::{respond, Outcome, Scratch};
+use crate::site::Hosts;
 
 /// Stop parsing pipelined requests once this much output is queued.
 const MAX_QUEUED_OUTPUT: u64 = 1024 * 1024;

@@ -6,15 +6,15 @@ mod cli;
 mod config;
 mod reload;
 
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Parser;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use std::path::Path;
-use std::sync::atomic::Ordering;
-
 use tachyon_server::{Hosts, Shutdown, Site};
 use tachyon_snapshot::{EncodeCache, LoadOptions, Progress, Snapshot};
 
@@ -146,7 +146,7 @@ fn load_site(
     cache: &EncodeCache,
 ) -> anyhow::Result<Snapshot> {
     let progress = Progress::default();
-    let finished = std::sync::atomic::AtomicBool::new(false);
+    let finished = AtomicBool::new(false);
     let snapshot = std::thread::scope(|scope| {
         if !quiet {
             scope.spawn(|| report_progress(root, &progress, &finished));
@@ -161,13 +161,13 @@ fn load_site(
     Ok(snapshot)
 }
 
-fn report_progress(root: &Path, progress: &Progress, finished: &std::sync::atomic::AtomicBool) {
-    let started = std::time::Instant::now();
-    let mut next = std::time::Duration::from_secs(1);
+fn report_progress(root: &Path, progress: &Progress, finished: &AtomicBool) {
+    let started = Instant::now();
+    let mut next = Duration::from_secs(1);
     while !finished.load(Ordering::Acquire) {
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(50));
         if started.elapsed() >= next {
-            next += std::time::Duration::from_secs(1);
+            next += Duration::from_secs(1);
             let files = progress.files.load(Ordering::Relaxed);
             let done = progress.done.load(Ordering::Relaxed);
             match (done * 100).checked_div(files) {

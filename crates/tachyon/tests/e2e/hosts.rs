@@ -105,30 +105,25 @@ fn bad_virtual_hosts_are_config_errors_naming_the_key() {
             "hosts[0].fallback",
         ),
     ];
-    for (toml, names) in cases {
+    // tachyon www/ with `toml` as its config: it must exit without serving.
+    let start = |toml: &str| {
         site.file("bad.toml", toml);
-        let out = Command::new(env!("CARGO_BIN_EXE_tachyon"))
+        Command::new(env!("CARGO_BIN_EXE_tachyon"))
             .arg(site.path("www"))
             .args(["--config", site.path("bad.toml").to_str().unwrap()])
             .args(["--listen", "127.0.0.1:0"])
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    for (toml, names) in cases {
+        let out = start(toml);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{toml}: {err}");
         assert!(err.contains(names), "{toml}: stderr {err:?} names {names}");
         assert!(!err.contains("panicked"), "{err}");
     }
     // A host whose root does not exist fails at startup, naming the host.
-    site.file(
-        "bad.toml",
-        "[[hosts]]\nnames = [\"a.test\"]\nroot = \"/nonexistent/tachyon\"\n",
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_tachyon"))
-        .arg(site.path("www"))
-        .args(["--config", site.path("bad.toml").to_str().unwrap()])
-        .args(["--listen", "127.0.0.1:0"])
-        .output()
-        .unwrap();
+    let out = start("[[hosts]]\nnames = [\"a.test\"]\nroot = \"/nonexistent/tachyon\"\n");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(
