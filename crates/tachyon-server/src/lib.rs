@@ -14,6 +14,7 @@
 //! - `conn`: one connection's state and its read/parse/write cycle.
 //! - `worker`: the epoll loop, accept, timers, shutdown.
 
+mod balance;
 mod clock;
 mod conn;
 mod limits;

@@ -17,6 +17,7 @@ use rustix::net::SocketFlags;
 use slab::Slab;
 use tachyon_http::date::DateCache;
 
+use crate::balance::Balance;
 use crate::clock;
 use crate::conn::{Conn, Ctx, Next};
 use crate::limits::Limits;
@@ -28,6 +29,8 @@ use crate::sys::{tune_connection, Listeners};
 /// epoll tokens at or above this are listeners; below are slab keys.
 const LISTENER_BASE: u64 = u64::MAX - 1024;
 const WAKE: u64 = u64::MAX;
+/// Another worker handed this one connections (see [`crate::balance`]).
+const HANDOFF: u64 = u64::MAX - 1;
 /// Connections accepted per listener wake-up before serving others (fairness).
 const ACCEPT_BATCH: usize = 256;
 /// Reads land here; an idle connection has no buffer of its own.
@@ -69,17 +72,26 @@ pub fn run(
 ) -> io::Result<()> {
     let workers = listeners.per_worker.len().max(1);
     let per_worker_conns = (limits.max_connections / workers).max(1);
+    let balance = Arc::new(Balance::new(workers)?);
     let handles: Vec<_> = listeners
         .per_worker
         .into_iter()
         .enumerate()
         .map(|(id, sockets)| {
-            let (site, limits, shutdown) =
-                (Arc::clone(&site), limits.clone(), Arc::clone(&shutdown));
+            let (site, limits, shutdown, balance) = (
+                Arc::clone(&site),
+                limits.clone(),
+                Arc::clone(&shutdown),
+                Arc::clone(&balance),
+            );
             std::thread::Builder::new()
                 .name(format!("tachyon-worker-{id}"))
                 .spawn(move || {
-                    Worker::new(sockets, &site, limits, per_worker_conns, &shutdown)?.run()
+                    let peers = Peers {
+                        id,
+                        balance: &balance,
+                    };
+                    Worker::new(sockets, &site, limits, per_worker_conns, &shutdown, peers)?.run()
                 })
         })
         .collect::<io::Result<_>>()?;
@@ -94,6 +106,12 @@ pub fn run(
     result
 }
 
+/// This worker's place among the others.
+struct Peers<'a> {
+    id: usize,
+    balance: &'a Balance,
+}
+
 struct Worker<'a> {
     epoll: OwnedFd,
     listeners: Vec<OwnedFd>,
@@ -102,6 +120,9 @@ struct Worker<'a> {
     limits: Limits,
     max_conns: usize,
     shutdown: &'a Shutdown,
+    peers: Peers<'a>,
+    /// Sockets taken from the inbox, kept to reuse the allocation.
+    handed: Vec<OwnedFd>,
 }
 
 impl<'a> Worker<'a> {
@@ -111,7 +132,9 @@ impl<'a> Worker<'a> {
         limits: Limits,
         max_conns: usize,
         shutdown: &'a Shutdown,
+        peers: Peers<'a>,
     ) -> io::Result<Self> {
+        assert!(listeners.len() < (LISTENER_BASE..HANDOFF).count());
         let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
         for (i, listener) in listeners.iter().enumerate() {
             epoll::add(
@@ -127,6 +150,12 @@ impl<'a> Worker<'a> {
             epoll::EventData::new_u64(WAKE),
             epoll::EventFlags::IN | epoll::EventFlags::ET,
         )?;
+        epoll::add(
+            &epoll,
+            peers.balance.wake_fd(peers.id),
+            epoll::EventData::new_u64(HANDOFF),
+            epoll::EventFlags::IN | epoll::EventFlags::ET,
+        )?;
         Ok(Worker {
             epoll,
             listeners,
@@ -135,6 +164,8 @@ impl<'a> Worker<'a> {
             limits,
             max_conns,
             shutdown,
+            peers,
+            handed: Vec::new(),
         })
     }
 
@@ -150,6 +181,7 @@ impl<'a> Worker<'a> {
         let mut expired: Vec<usize> = Vec::new();
         let mut next_sweep = 1u32;
         let mut drain_deadline: Option<u32> = None;
+        let mut published = 0;
         let limits = self.limits.clone();
         if self.shutdown.is_stopping() {
             return Ok(());
@@ -198,6 +230,8 @@ impl<'a> Worker<'a> {
                         self.listeners.clear();
                         self.conns.retain(|_, conn| !conn.is_quiet());
                     }
+                } else if token == HANDOFF {
+                    self.admit_handed(now, cx.draining)?;
                 } else if token >= LISTENER_BASE {
                     let index = (token - LISTENER_BASE) as usize;
                     if index < self.listeners.len() {
@@ -238,6 +272,10 @@ impl<'a> Worker<'a> {
                     self.conns.retain(|_, conn| !conn.is_quiet());
                 }
             }
+            if self.conns.len() != published {
+                published = self.conns.len();
+                self.peers.balance.publish(self.peers.id, published);
+            }
             if let Some(deadline) = drain_deadline {
                 if self.conns.is_empty() || now >= deadline {
                     return Ok(());
@@ -259,25 +297,52 @@ impl<'a> Worker<'a> {
                 // closing connections free resources (nginx does the same).
                 Err(_) => return Ok(()),
             };
+            if let Some(to) = self
+                .peers
+                .balance
+                .destination(self.peers.id, self.conns.len())
+            {
+                self.peers.balance.hand_over(to, fd);
+                continue;
+            }
             if self.conns.len() >= self.max_conns {
                 // Over the limit: close at once. Existing clients keep being served.
                 drop(fd);
                 continue;
             }
-            tune_connection(&fd);
-            let entry = self.conns.vacant_entry();
-            let flags = epoll::EventFlags::IN
-                | epoll::EventFlags::OUT
-                | epoll::EventFlags::RDHUP
-                | epoll::EventFlags::ET;
-            epoll::add(
-                &self.epoll,
-                &fd,
-                epoll::EventData::new_u64(entry.key() as u64),
-                flags,
-            )?;
-            entry.insert(Conn::new(fd, now, &self.limits));
+            self.register(fd, now)?;
         }
+        Ok(())
+    }
+
+    /// Takes the sockets other workers handed over; while draining they are
+    /// closed unread, like connections still in a listener's queue.
+    fn admit_handed(&mut self, now: u32, draining: bool) -> io::Result<()> {
+        let mut handed = std::mem::take(&mut self.handed);
+        self.peers.balance.take(self.peers.id, &mut handed);
+        for fd in handed.drain(..) {
+            if !draining && self.conns.len() < self.max_conns {
+                self.register(fd, now)?;
+            }
+        }
+        self.handed = handed;
+        Ok(())
+    }
+
+    fn register(&mut self, fd: OwnedFd, now: u32) -> io::Result<()> {
+        tune_connection(&fd);
+        let entry = self.conns.vacant_entry();
+        let flags = epoll::EventFlags::IN
+            | epoll::EventFlags::OUT
+            | epoll::EventFlags::RDHUP
+            | epoll::EventFlags::ET;
+        epoll::add(
+            &self.epoll,
+            &fd,
+            epoll::EventData::new_u64(entry.key() as u64),
+            flags,
+        )?;
+        entry.insert(Conn::new(fd, now, &self.limits));
         Ok(())
     }
 }

@@ -162,3 +162,28 @@ fn sigterm_finishes_responses_in_flight_then_exits() {
     }
     assert!(server.child.try_wait().unwrap().unwrap().success());
 }
+
+#[test]
+fn connections_opened_together_are_all_served_by_two_workers() {
+    // With a handful of connections the kernel's SO_REUSEPORT hash often puts
+    // them all on one worker, which then hands some to the other before
+    // reading a byte; every one must still be answered from its first
+    // request on, pipelined or not.
+    let site = site();
+    let server = Server::start(&site.root, &["--threads", "2"]);
+    let mut conns: Vec<_> = (0..32).map(|_| server.connect()).collect();
+    std::thread::sleep(Duration::from_millis(50));
+    for conn in conns.iter_mut().rev() {
+        conn.send("GET /a.txt HTTP/1.1\r\nHost: a\r\n\r\nGET /a.txt HTTP/1.1\r\nHost: a\r\n\r\n");
+    }
+    for (i, conn) in conns.iter_mut().enumerate() {
+        for round in 0..2 {
+            assert_eq!(
+                conn.response(false).status,
+                200,
+                "connection {i}, round {round}"
+            );
+        }
+        assert_eq!(conn.get("/a.txt", "").status, 200, "connection {i}");
+    }
+}
