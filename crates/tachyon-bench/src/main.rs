@@ -83,6 +83,13 @@ enum Cmd {
         /// Seconds per timed run, overriding each suite's own
         #[arg(long)]
         duration: Option<u32>,
+        /// Continue an interrupted run in --out with the same suites, servers
+        /// and rounds: complete cells are kept, the rest are run
+        #[arg(long, requires = "out")]
+        resume: bool,
+        /// Print the cells and how long they would take; run nothing
+        #[arg(long, conflicts_with = "resume")]
+        plan: bool,
     },
     /// Write report.md, report.html and charts from a results folder
     Report { dir: PathBuf },
@@ -126,6 +133,8 @@ fn main() -> ExitCode {
             workers,
             peers,
             duration,
+            resume,
+            plan,
         } => (|| {
             let servers = servers
                 .iter()
@@ -146,8 +155,13 @@ fn main() -> ExitCode {
                 peers_dir: peers.unwrap_or_else(peers::default_peers_dir),
                 command_line: std::env::args().collect::<Vec<_>>().join(" "),
                 duration_s: duration,
+                resume,
+                plan,
             };
             runner::run(&options)?;
+            if plan {
+                return Ok(());
+            }
             report::report(&out)
         })(),
         Cmd::Report { dir } => report::report(&dir),

@@ -605,12 +605,18 @@ fn cell_table(cell: &CellRows<'_>) -> Table {
 
 fn machine_lines(r: &Results) -> Vec<String> {
     let m = &r.machine;
-    let mut v = vec![
-        format!(
-            "Run {} → {}",
-            r.started,
-            r.finished.as_deref().unwrap_or("(interrupted)")
-        ),
+    let mut v = vec![format!(
+        "Run {} → {}",
+        r.started,
+        r.finished.as_deref().unwrap_or("(interrupted)")
+    )];
+    if !r.resumed.is_empty() {
+        v.push(format!(
+            "Resumed after an interruption at {} (whole cells are never split across sittings)",
+            r.resumed.join(", ")
+        ));
+    }
+    v.extend([
         format!(
             "Machine: {} cores, {}, Linux {}, {:.0} GiB",
             m.cores, m.cpu_model, m.kernel, m.memory_gib
@@ -624,7 +630,7 @@ fn machine_lines(r: &Results) -> Vec<String> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-    ];
+    ]);
     v.push(format!(
         "Servers: {}",
         r.servers
@@ -785,6 +791,7 @@ mod tests {
             command: "tachyon-bench run".into(),
             started: "now".into(),
             finished: None,
+            resumed: Vec::new(),
             servers,
             rows: vec![
                 row("tachyon", 1, 1_000_000, 5.0, true),

@@ -14,6 +14,10 @@ pub struct Results {
     pub command: String,
     pub started: String,
     pub finished: Option<String>,
+    /// When an interrupted run was continued (`run --resume`), once per
+    /// continuation; its cells were measured in more than one sitting.
+    #[serde(default)]
+    pub resumed: Vec<String>,
     pub servers: Vec<ServerInfo>,
     pub rows: Vec<Row>,
 }

@@ -35,6 +35,11 @@ pub struct RunOptions {
     pub command_line: String,
     /// Overrides every timed cell's duration (wrk, h2load, oha).
     pub duration_s: Option<u32>,
+    /// Continue the run whose results.json is in `out`: its complete cells
+    /// are kept, the others (re)run.
+    pub resume: bool,
+    /// Print the cells and the expected duration, run nothing.
+    pub plan: bool,
 }
 
 pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
@@ -53,7 +58,21 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
             cell.set_duration(d);
         }
     }
+    if opts.plan {
+        print!("{}", plan(&cells, opts.rounds, &opts.servers));
+        return Ok(());
+    }
     check_tools(&cells)?;
+    let results_path = opts.out.join("results.json");
+    let previous = if opts.resume {
+        let bytes = std::fs::read(&results_path)
+            .with_context(|| format!("--resume: reading {}", results_path.display()))?;
+        let previous: Results = serde_json::from_slice(&bytes)
+            .with_context(|| format!("--resume: parsing {}", results_path.display()))?;
+        Some(previous)
+    } else {
+        None
+    };
     let www = opts.out.join("www");
     let run_dir = opts.out.join("run");
     scratch_dir(&run_dir)?;
@@ -97,12 +116,13 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         warm_up(&mut server)?;
         servers.push(server);
     }
-    let mut results = Results {
+    let fresh = Results {
         schema_version: SCHEMA_VERSION,
         machine: machine_facts(),
         command: opts.command_line.clone(),
         started: now(),
         finished: None,
+        resumed: Vec::new(),
         servers: servers
             .iter()
             .map(|s| ServerInfo {
@@ -115,16 +135,45 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
             .collect(),
         rows: Vec::new(),
     };
-    let results_path = opts.out.join("results.json");
-    let total_s: f64 = cells.iter().map(|c| c.expected_s() + 0.3).sum::<f64>()
-        * f64::from(opts.rounds)
-        * servers.len() as f64;
-    let bar = ProgressBar::new(total_s.ceil() as u64);
+    let mut results = match previous {
+        None => fresh,
+        Some(previous) => {
+            let peers: Vec<Peer> = servers.iter().map(|s| s.peer).collect();
+            let rows = complete_cells(previous.rows, &cells, opts.rounds, &peers)?;
+            let mut resumed = previous.resumed;
+            resumed.push(fresh.started);
+            Results {
+                rows,
+                resumed,
+                finished: None,
+                ..previous
+            }
+        }
+    };
+    let done = |cell: &Cell, rows: &[Row]| {
+        rows.iter()
+            .any(|r| r.suite == cell.suite && r.cell == cell.label)
+    };
+    let total_s: u64 = cells
+        .iter()
+        .filter(|c| !done(c, &results.rows))
+        .map(|c| {
+            let runs = servers
+                .iter()
+                .filter(|s| applies(s.peer, &c.workload))
+                .count();
+            run_seconds(c) * runs as u64 * u64::from(opts.rounds)
+        })
+        .sum();
+    let bar = ProgressBar::new(total_s);
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {percent}% ETA {eta} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     'cells: for cell in &cells {
+        if done(cell, &results.rows) {
+            continue;
+        }
         for round in 0..opts.rounds {
             let n = servers.len();
             for i in 0..n {
@@ -146,7 +195,7 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
                 ));
                 let row = measure(cell, server, round + 1, &env);
                 results.rows.push(row);
-                bar.inc((cell.expected_s() + 0.3).ceil() as u64);
+                bar.inc(run_seconds(cell));
             }
         }
         std::fs::write(&results_path, serde_json::to_vec_pretty(&results)?)?;
@@ -166,6 +215,105 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Expected wall time of one client run, for the ETA: the cell's own time
+/// plus about a second of starting the client and reading /proc (measured:
+/// a sparecores row of `-d2` takes 3 s).
+fn run_seconds(cell: &Cell) -> u64 {
+    (cell.expected_s() + 1.0).ceil() as u64
+}
+
+/// What a run would do: cells and expected time per suite, and the total.
+fn plan(cells: &[Cell], rounds: u32, servers: &[Peer]) -> String {
+    let mut out = String::new();
+    let mut suites: Vec<(&str, usize, f64)> = Vec::new();
+    for cell in cells {
+        let runs = servers
+            .iter()
+            .filter(|&&p| applies(p, &cell.workload))
+            .count() as f64
+            * f64::from(rounds);
+        let seconds = run_seconds(cell) as f64 * runs;
+        match suites.iter_mut().find(|(s, ..)| *s == cell.suite) {
+            Some(entry) => {
+                entry.1 += 1;
+                entry.2 += seconds;
+            }
+            None => suites.push((cell.suite, 1, seconds)),
+        }
+    }
+    let hms = |s: f64| {
+        let s = s.round() as u64;
+        format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60)
+    };
+    for (suite, n, seconds) in &suites {
+        out += &format!("{suite:<12} {n:>3} cells  {}\n", hms(*seconds));
+    }
+    let total: f64 = suites.iter().map(|s| s.2).sum();
+    out += &format!(
+        "{:<12} {:>3} cells  {} ({} servers, {rounds} rounds)\n",
+        "total",
+        cells.len(),
+        hms(total),
+        servers.len()
+    );
+    out
+}
+
+/// The rows of an interrupted run worth keeping: those of cells that have
+/// every round of every server that applies. A cell cut short is dropped and
+/// run again whole, so its servers stay interleaved within one sitting.
+/// Rows from another plan (other servers, suites or rounds) are an error:
+/// mixing them would compare runs that were not side by side.
+fn complete_cells(
+    rows: Vec<Row>,
+    cells: &[Cell],
+    rounds: u32,
+    servers: &[Peer],
+) -> anyhow::Result<Vec<Row>> {
+    for row in &rows {
+        if !servers.iter().any(|p| p.name() == row.server) {
+            bail!(
+                "--resume: the earlier run measured {}, which is not in --servers",
+                row.server
+            );
+        }
+        if !cells
+            .iter()
+            .any(|c| c.suite == row.suite && c.label == row.cell)
+        {
+            bail!(
+                "--resume: the earlier run has cell {} {}, which is not in these suites",
+                row.suite,
+                row.cell
+            );
+        }
+        if row.round > rounds {
+            bail!("--resume: the earlier run had more than {rounds} rounds");
+        }
+    }
+    let complete = |cell: &Cell| {
+        let expected = servers
+            .iter()
+            .filter(|&&p| applies(p, &cell.workload))
+            .count()
+            * rounds as usize;
+        let found = rows
+            .iter()
+            .filter(|r| r.suite == cell.suite && r.cell == cell.label)
+            .count();
+        found == expected
+    };
+    let complete: Vec<&Cell> = cells.iter().filter(|c| complete(c)).collect();
+    Ok(rows
+        .into_iter()
+        .filter(|r| {
+            complete
+                .iter()
+                .any(|c| c.suite == r.suite && c.label == r.cell)
+        })
+        .collect())
 }
 
 /// Creates a folder servers write pid files and logs to. Apache and h2o
@@ -674,4 +822,73 @@ pub fn default_out() -> PathBuf {
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     Path::new("bench-results").join(secs.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cell: &Cell, server: Peer, round: u32) -> Row {
+        Row {
+            suite: cell.suite.into(),
+            cell: cell.label.clone(),
+            server: server.name().into(),
+            round,
+            ..Row::default()
+        }
+    }
+
+    #[test]
+    fn resuming_keeps_whole_cells_and_reruns_the_one_cut_short() {
+        let cells = suites::cells("churn", true, 2).unwrap();
+        assert!(cells.len() >= 2, "needs two cells");
+        let servers = [Peer::Tachyon, Peer::Nginx];
+        let mut rows = Vec::new();
+        for round in 1..=2 {
+            for peer in servers {
+                rows.push(row(&cells[0], peer, round));
+            }
+        }
+        // Interrupted in the second cell's second round.
+        for peer in servers {
+            rows.push(row(&cells[1], peer, 1));
+        }
+        rows.push(row(&cells[1], Peer::Tachyon, 2));
+        let kept = complete_cells(rows, &cells, 2, &servers).unwrap();
+        assert_eq!(kept.len(), 4);
+        assert!(kept.iter().all(|r| r.cell == cells[0].label));
+    }
+
+    #[test]
+    fn the_floor_does_not_count_where_it_does_not_apply() {
+        // churn closes every connection: the floor only does keep-alive.
+        let cells = suites::cells("churn", true, 2).unwrap();
+        let servers = [Peer::Tachyon, Peer::Floor];
+        let rows = vec![row(&cells[0], Peer::Tachyon, 1)];
+        let kept = complete_cells(rows, &cells, 1, &servers).unwrap();
+        assert_eq!(kept.len(), 1);
+    }
+
+    #[test]
+    fn the_plan_counts_runs_per_suite() {
+        let cells = suites::cells("churn", true, 2).unwrap();
+        let text = plan(&cells, 3, &[Peer::Tachyon, Peer::Floor, Peer::Nginx]);
+        assert!(text.starts_with("churn"), "{text}");
+        assert!(text.contains(&format!("{} cells", cells.len())), "{text}");
+        assert!(text.contains("(3 servers, 3 rounds)"), "{text}");
+    }
+
+    #[test]
+    fn resuming_a_different_plan_is_refused() {
+        let cells = suites::cells("churn", true, 2).unwrap();
+        let rows = vec![row(&cells[0], Peer::Caddy, 1)];
+        let err = complete_cells(rows, &cells, 1, &[Peer::Tachyon]).unwrap_err();
+        assert!(err.to_string().contains("caddy"), "{err}");
+        let other = suites::cells("large", true, 2).unwrap();
+        let rows = vec![row(&other[0], Peer::Tachyon, 1)];
+        let err = complete_cells(rows, &cells, 1, &[Peer::Tachyon]).unwrap_err();
+        assert!(err.to_string().contains("not in these suites"), "{err}");
+        let rows = vec![row(&cells[0], Peer::Tachyon, 3)];
+        assert!(complete_cells(rows, &cells, 2, &[Peer::Tachyon]).is_err());
+    }
 }
