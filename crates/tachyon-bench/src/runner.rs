@@ -204,9 +204,18 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     for server in &mut servers {
         server.stop();
     }
-    results.finished = Some(now());
+    let interrupted = interrupted.load(Ordering::Relaxed);
+    if !interrupted {
+        results.finished = Some(now());
+    }
     std::fs::write(&results_path, serde_json::to_vec_pretty(&results)?)?;
     println!("results: {}", results_path.display());
+    if interrupted {
+        println!(
+            "interrupted: the same command with --resume --out {} measures the cells left",
+            opts.out.display()
+        );
+    }
     let bad = results.rows.iter().filter(|r| !r.ok).count();
     if bad > 0 {
         println!(
