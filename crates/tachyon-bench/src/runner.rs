@@ -116,32 +116,30 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         warm_up(&mut server)?;
         servers.push(server);
     }
-    let fresh = Results {
-        schema_version: SCHEMA_VERSION,
-        machine: machine_facts(),
-        command: opts.command_line.clone(),
-        started: now(),
-        finished: None,
-        resumed: Vec::new(),
-        servers: servers
-            .iter()
-            .map(|s| ServerInfo {
-                name: s.peer.name().into(),
-                version: crate::setup::version_of(s.peer),
-                workers: opts.workers,
-                rss_at_rest_bytes: s.rss_at_rest,
-                binary_bytes: s.binary_bytes,
-            })
-            .collect(),
-        rows: Vec::new(),
-    };
     let mut results = match previous {
-        None => fresh,
+        None => Results {
+            schema_version: SCHEMA_VERSION,
+            machine: machine_facts(),
+            command: opts.command_line.clone(),
+            started: now(),
+            finished: None,
+            resumed: Vec::new(),
+            servers: servers
+                .iter()
+                .map(|s| ServerInfo {
+                    name: s.peer.name().into(),
+                    version: crate::setup::version_of(s.peer),
+                    workers: opts.workers,
+                    rss_at_rest_bytes: s.rss_at_rest,
+                    binary_bytes: s.binary_bytes,
+                })
+                .collect(),
+            rows: Vec::new(),
+        },
         Some(previous) => {
-            let peers: Vec<Peer> = servers.iter().map(|s| s.peer).collect();
-            let rows = complete_cells(previous.rows, &cells, opts.rounds, &peers)?;
+            let rows = complete_cells(previous.rows, &cells, opts.rounds, &opts.servers)?;
             let mut resumed = previous.resumed;
-            resumed.push(fresh.started);
+            resumed.push(now());
             Results {
                 rows,
                 resumed,
@@ -150,20 +148,12 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
             }
         }
     };
-    let done = |cell: &Cell, rows: &[Row]| {
-        rows.iter()
-            .any(|r| r.suite == cell.suite && r.cell == cell.label)
-    };
+    // Only complete cells survive `complete_cells`, so any row means done.
+    let done = |cell: &Cell, rows: &[Row]| rows.iter().any(|r| is_of(r, cell));
     let total_s: u64 = cells
         .iter()
         .filter(|c| !done(c, &results.rows))
-        .map(|c| {
-            let runs = servers
-                .iter()
-                .filter(|s| applies(s.peer, &c.workload))
-                .count();
-            run_seconds(c) * runs as u64 * u64::from(opts.rounds)
-        })
+        .map(|c| run_seconds(c) * runs_of(c, opts.rounds, &opts.servers) as u64)
         .sum();
     let bar = ProgressBar::new(total_s);
     bar.set_style(
@@ -233,17 +223,27 @@ fn run_seconds(cell: &Cell) -> u64 {
     (cell.expected_s() + 1.0).ceil() as u64
 }
 
+/// How many client runs `cell` takes: every round of every server it
+/// applies to.
+fn runs_of(cell: &Cell, rounds: u32, servers: &[Peer]) -> usize {
+    let servers = servers
+        .iter()
+        .filter(|&&p| applies(p, &cell.workload))
+        .count();
+    servers * rounds as usize
+}
+
+/// Whether `row` was measured in `cell`.
+fn is_of(row: &Row, cell: &Cell) -> bool {
+    row.suite == cell.suite && row.cell == cell.label
+}
+
 /// What a run would do: cells and expected time per suite, and the total.
 fn plan(cells: &[Cell], rounds: u32, servers: &[Peer]) -> String {
     let mut out = String::new();
-    let mut suites: Vec<(&str, usize, f64)> = Vec::new();
+    let mut suites: Vec<(&str, usize, u64)> = Vec::new();
     for cell in cells {
-        let runs = servers
-            .iter()
-            .filter(|&&p| applies(p, &cell.workload))
-            .count() as f64
-            * f64::from(rounds);
-        let seconds = run_seconds(cell) as f64 * runs;
+        let seconds = run_seconds(cell) * runs_of(cell, rounds, servers) as u64;
         match suites.iter_mut().find(|(s, ..)| *s == cell.suite) {
             Some(entry) => {
                 entry.1 += 1;
@@ -252,14 +252,11 @@ fn plan(cells: &[Cell], rounds: u32, servers: &[Peer]) -> String {
             None => suites.push((cell.suite, 1, seconds)),
         }
     }
-    let hms = |s: f64| {
-        let s = s.round() as u64;
-        format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60)
-    };
+    let hms = |s: u64| format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60);
     for (suite, n, seconds) in &suites {
         out += &format!("{suite:<12} {n:>3} cells  {}\n", hms(*seconds));
     }
-    let total: f64 = suites.iter().map(|s| s.2).sum();
+    let total: u64 = suites.iter().map(|s| s.2).sum();
     out += &format!(
         "{:<12} {:>3} cells  {} ({} servers, {rounds} rounds)\n",
         "total",
@@ -288,10 +285,7 @@ fn complete_cells(
                 row.server
             );
         }
-        if !cells
-            .iter()
-            .any(|c| c.suite == row.suite && c.label == row.cell)
-        {
+        if !cells.iter().any(|c| is_of(row, c)) {
             bail!(
                 "--resume: the earlier run has cell {} {}, which is not in these suites",
                 row.suite,
@@ -302,26 +296,13 @@ fn complete_cells(
             bail!("--resume: the earlier run had more than {rounds} rounds");
         }
     }
-    let complete = |cell: &Cell| {
-        let expected = servers
-            .iter()
-            .filter(|&&p| applies(p, &cell.workload))
-            .count()
-            * rounds as usize;
-        let found = rows
-            .iter()
-            .filter(|r| r.suite == cell.suite && r.cell == cell.label)
-            .count();
-        found == expected
-    };
-    let complete: Vec<&Cell> = cells.iter().filter(|c| complete(c)).collect();
+    let complete: Vec<&Cell> = cells
+        .iter()
+        .filter(|c| rows.iter().filter(|r| is_of(r, c)).count() == runs_of(c, rounds, servers))
+        .collect();
     Ok(rows
         .into_iter()
-        .filter(|r| {
-            complete
-                .iter()
-                .any(|c| c.suite == r.suite && c.label == r.cell)
-        })
+        .filter(|r| complete.iter().any(|c| is_of(r, c)))
         .collect())
 }
 
