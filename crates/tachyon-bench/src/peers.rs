@@ -85,6 +85,22 @@ impl Peer {
     }
 
     /// The command that prints the version, and which stream has it.
+    /// Where a server built from this workspace comes from, relative to the
+    /// workspace root; empty for installed servers.
+    pub fn sources(self) -> &'static [&'static str] {
+        match self {
+            Peer::Tachyon | Peer::TachyonBare => &[
+                "crates/tachyon",
+                "crates/tachyon-http",
+                "crates/tachyon-server",
+                "crates/tachyon-snapshot",
+                "Cargo.lock",
+            ],
+            Peer::Floor => &["crates/tachyon-bench/src/floor.rs"],
+            _ => &[],
+        }
+    }
+
     pub fn version_command(self) -> Option<(&'static str, &'static [&'static str])> {
         Some(match self {
             Peer::Tachyon | Peer::TachyonBare | Peer::Floor => return None,

@@ -69,6 +69,7 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
             .with_context(|| format!("--resume: reading {}", results_path.display()))?;
         let previous: Results = serde_json::from_slice(&bytes)
             .with_context(|| format!("--resume: parsing {}", results_path.display()))?;
+        same_setup(&previous, &opts.servers)?;
         Some(previous)
     } else {
         None
@@ -265,6 +266,38 @@ fn plan(cells: &[Cell], rounds: u32, servers: &[Peer]) -> String {
         servers.len()
     );
     out
+}
+
+/// A run continues only where it started and with the servers it measured:
+/// the same cores and CPU model, and the same version of every server (for
+/// tachyon and the floor, the same source commit), or its cells would compare
+/// two machines or two builds.
+fn same_setup(previous: &Results, servers: &[Peer]) -> anyhow::Result<()> {
+    let here = machine_facts();
+    let there = &previous.machine;
+    if (here.cores, &here.cpu_model) != (there.cores, &there.cpu_model) {
+        bail!(
+            "--resume: the earlier run was on {} cores of {}, this machine has {} of {}",
+            there.cores,
+            there.cpu_model,
+            here.cores,
+            here.cpu_model
+        );
+    }
+    for &peer in servers {
+        let now = crate::setup::version_of(peer);
+        if let Some(then) = previous.servers.iter().find(|s| s.name == peer.name()) {
+            if then.version != now {
+                bail!(
+                    "--resume: the earlier run measured {} {:?}, this one would measure {:?}",
+                    peer.name(),
+                    then.version,
+                    now
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The rows of an interrupted run worth keeping: those of cells that have
@@ -866,6 +899,38 @@ mod tests {
         assert!(text.starts_with("churn"), "{text}");
         assert!(text.contains(&format!("{} cells", cells.len())), "{text}");
         assert!(text.contains("(3 servers, 3 rounds)"), "{text}");
+    }
+
+    #[test]
+    fn resuming_on_another_machine_or_build_is_refused() {
+        let servers = [Peer::Tachyon];
+        let earlier = |machine: Machine, version: String| Results {
+            schema_version: SCHEMA_VERSION,
+            machine,
+            command: String::new(),
+            started: String::new(),
+            finished: None,
+            resumed: Vec::new(),
+            servers: vec![ServerInfo {
+                name: "tachyon".into(),
+                version,
+                workers: 2,
+                rss_at_rest_bytes: 0,
+                binary_bytes: None,
+            }],
+            rows: Vec::new(),
+        };
+        let version = crate::setup::version_of(Peer::Tachyon);
+        same_setup(&earlier(machine_facts(), version.clone()), &servers).unwrap();
+
+        let mut elsewhere = machine_facts();
+        elsewhere.cores += 1;
+        let err = same_setup(&earlier(elsewhere, version), &servers).unwrap_err();
+        assert!(err.to_string().contains("cores"), "{err}");
+
+        let older = "0.1.0 (this workspace, sources at 0000000)".to_string();
+        let err = same_setup(&earlier(machine_facts(), older), &servers).unwrap_err();
+        assert!(err.to_string().contains("0000000"), "{err}");
     }
 
     #[test]

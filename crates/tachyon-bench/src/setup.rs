@@ -3,6 +3,7 @@
 //! crates.io), then prints what is installed. Idempotent: installed packages
 //! are skipped.
 
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context};
@@ -95,8 +96,42 @@ pub fn tool_versions() -> Vec<(String, String)> {
 /// The version line of a peer server.
 pub fn version_of(peer: Peer) -> String {
     match peer.version_command() {
-        None => format!("{} (this workspace)", env!("CARGO_PKG_VERSION")),
+        None => format!(
+            "{} (this workspace{})",
+            env!("CARGO_PKG_VERSION"),
+            source_commit(peer.sources())
+        ),
         Some((program, args)) => first_line(program, args),
+    }
+}
+
+/// The last commit that changed a workspace server's sources, and whether
+/// they have changes since: what `run --resume` compares so that cells of one
+/// run are never measured with two builds of the same server. Empty outside a
+/// git checkout.
+fn source_commit(paths: &[&str]) -> String {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(&workspace)
+            .args(args)
+            .args(["--"])
+            .args(paths)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match (
+        git(&["log", "-1", "--format=%h"]),
+        git(&["status", "--porcelain"]),
+    ) {
+        (Some(commit), Some(changes)) if !commit.is_empty() => {
+            let dirty = if changes.is_empty() { "" } else { ", modified" };
+            format!(", sources at {commit}{dirty}")
+        }
+        _ => String::new(),
     }
 }
 
