@@ -2,6 +2,9 @@
 
 use plotters::prelude::*;
 
+/// Grid lines: visible, never competing with the data.
+const GRID: RGBColor = RGBColor(225, 225, 225);
+
 /// A line per series; x is drawn on a log2 axis when `log_x`.
 pub fn lines(
     title: &str,
@@ -50,23 +53,16 @@ pub fn lines(
                 }
             })
             .y_label_formatter(&|y| if *y == 0.0 { "0".into() } else { human(*y) })
-            .bold_line_style(RGBColor(225, 225, 225))
+            .bold_line_style(GRID)
             .light_line_style(TRANSPARENT)
             .set_all_tick_mark_size(if log_x { 0 } else { 5 })
             .disable_x_mesh()
             .draw()?;
-        let grid: Vec<f64> = if log_x {
-            (x0.ceil() as i64..=x1.floor() as i64)
-                .map(|e| e as f64)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        for x in grid {
-            chart.draw_series(LineSeries::new(
-                [(x, 0.0), (x, y1)],
-                RGBColor(225, 225, 225),
-            ))?;
+        if log_x {
+            for e in x0.ceil() as i64..=x1.floor() as i64 {
+                let x = e as f64;
+                chart.draw_series(LineSeries::new([(x, 0.0), (x, y1)], GRID))?;
+            }
         }
         for (i, (name, points)) in series.iter().enumerate() {
             let color = palette(i);

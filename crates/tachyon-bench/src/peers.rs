@@ -84,7 +84,6 @@ impl Peer {
         }
     }
 
-    /// The command that prints the version, and which stream has it.
     /// Where a server built from this workspace comes from, relative to the
     /// workspace root; empty for installed servers.
     pub fn sources(self) -> &'static [&'static str] {
@@ -101,6 +100,7 @@ impl Peer {
         }
     }
 
+    /// The command that prints the version, and which stream has it.
     pub fn version_command(self) -> Option<(&'static str, &'static [&'static str])> {
         Some(match self {
             Peer::Tachyon | Peer::TachyonBare | Peer::Floor => return None,

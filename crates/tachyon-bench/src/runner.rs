@@ -273,15 +273,13 @@ fn plan(cells: &[Cell], rounds: u32, servers: &[Peer]) -> String {
 /// tachyon and the floor, the same source commit), or its cells would compare
 /// two machines or two builds.
 fn same_setup(previous: &Results, servers: &[Peer]) -> anyhow::Result<()> {
-    let here = machine_facts();
+    let (cores, model) = cpu();
     let there = &previous.machine;
-    if (here.cores, &here.cpu_model) != (there.cores, &there.cpu_model) {
+    if (cores, &model) != (there.cores, &there.cpu_model) {
         bail!(
-            "--resume: the earlier run was on {} cores of {}, this machine has {} of {}",
+            "--resume: the earlier run was on {} cores of {}, this machine has {cores} of {model}",
             there.cores,
             there.cpu_model,
-            here.cores,
-            here.cpu_model
         );
     }
     for &peer in servers {
@@ -790,14 +788,7 @@ fn raise_nofile() {
 }
 
 pub fn machine_facts() -> Machine {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let cpu_model = cpuinfo
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("model name")
-                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
-        })
-        .unwrap_or_else(|| "unknown".into());
+    let (cores, cpu_model) = cpu();
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .unwrap_or_default()
         .trim()
@@ -814,12 +805,27 @@ pub fn machine_facts() -> Machine {
         })
         .unwrap_or(0.0);
     Machine {
-        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cores,
         cpu_model,
         kernel,
         memory_gib: memory_kib / 1_048_576.0,
         tools: crate::setup::tool_versions(),
     }
+}
+
+/// Cores and CPU model: what makes two runs comparable, and cheap to read
+/// (unlike the tool versions, which start every client).
+fn cpu() -> (usize, String) {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores, model)
 }
 
 fn now() -> String {
@@ -920,16 +926,24 @@ mod tests {
             }],
             rows: Vec::new(),
         };
+        let (cores, cpu_model) = cpu();
+        let here = Machine {
+            cores,
+            cpu_model,
+            ..Machine::default()
+        };
         let version = crate::setup::version_of(Peer::Tachyon);
-        same_setup(&earlier(machine_facts(), version.clone()), &servers).unwrap();
+        same_setup(&earlier(here.clone(), version.clone()), &servers).unwrap();
 
-        let mut elsewhere = machine_facts();
-        elsewhere.cores += 1;
+        let elsewhere = Machine {
+            cores: here.cores + 1,
+            ..here.clone()
+        };
         let err = same_setup(&earlier(elsewhere, version), &servers).unwrap_err();
         assert!(err.to_string().contains("cores"), "{err}");
 
         let older = "0.1.0 (this workspace, sources at 0000000)".to_string();
-        let err = same_setup(&earlier(machine_facts(), older), &servers).unwrap_err();
+        let err = same_setup(&earlier(here, older), &servers).unwrap_err();
         assert!(err.to_string().contains("0000000"), "{err}");
     }
 
