@@ -2,39 +2,68 @@
 //!
 //! Owns the per-connection state machine and the keep-alive/close decision;
 //! the socket is non-blocking and registered edge-triggered once, so a
-//! connection never calls epoll_ctl again. Invariants: an idle connection owns
-//! no buffers (reads land in the worker's buffer and only a partial head is
-//! copied out), and while output is blocked no further request is parsed
-//! (backpressure: a client that pipelines without reading cannot grow memory).
+//! connection never calls epoll_ctl again.
+//!
+//! Invariants:
+//! - A connection touches the worker's shared buffers only through a
+//!   [`Turn`], and a turn clears them when it ends, whichever way it ends
+//!   (response sent, send failed, client reset, file changed mid-send): no
+//!   byte meant for one connection can be sent on another.
+//! - An idle connection owns no buffers (reads land in the worker's buffer
+//!   and only a partial head is copied out).
+//! - While output is blocked no further request is parsed, and a connection
+//!   queues at most [`MAX_QUEUED_OUTPUT`] before it stops parsing pipelined
+//!   requests, so a client that sends without reading cannot grow memory.
+//! - The send timeout restarts only when bytes leave, never on readiness.
 
+use std::ops::{Deref, DerefMut};
 use std::os::fd::OwnedFd;
 
 use rustix::io::Errno;
-use rustix::net::RecvFlags;
+use rustix::net::{RecvFlags, Shutdown};
 use tachyon_http::date::DateCache;
 use tachyon_http::request::{self, BodyFraming, Parsed};
 use tachyon_http::response::{self, Persistence};
-use tachyon_http::{ParseError, Version};
+use tachyon_http::{ParseError, Status, Version};
 
 use crate::limits::Limits;
-use crate::outbox::{Flushed, Outbox};
+use crate::outbox::{Flush, Flushed, Outbox};
 use crate::respond::{respond, Outcome, Scratch};
 use crate::site::Hosts;
 
-/// Stop parsing pipelined requests once this much output is queued.
-const MAX_QUEUED_OUTPUT: u64 = 1024 * 1024;
+/// Stop parsing pipelined requests once this much output is queued: a small
+/// multiple of a loopback socket buffer, so pipelining still fills the pipe
+/// (16 pipelined 1 KiB responses are 21 KiB) while a client that never reads
+/// holds at most this much plus one response.
+pub const MAX_QUEUED_OUTPUT: u64 = 64 * 1024;
 
-/// Where a connection is in its life; the timer sweep reads it to pick the timeout.
+/// Bytes one connection may send per loop turn before the others get theirs
+/// (nginx's `sendfile_max_chunk` idea, applied to all output).
+const TURN_BUDGET: u64 = 1024 * 1024;
+
+/// How long a closing connection keeps reading and discarding what the
+/// client still sends, so that its close is not a reset that destroys the
+/// response (RFC 9112 §9.6; nginx `lingering_timeout` is 5 s).
+const LINGER_SECS: u32 = 2;
+/// And how much it reads at most while doing so.
+const LINGER_BYTES: u64 = 1024 * 1024;
+
+/// Where a connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     /// Waiting for the next request (keep-alive idle timeout).
     Idle,
-    /// Part of a head has arrived (header timeout, counted from its first byte).
+    /// Part of a head has arrived (header timeout, counted from its first
+    /// byte; a timeout here is answered with 408).
     Head,
-    /// Output is blocked on a full socket buffer (send timeout, reset on progress).
+    /// Output is blocked on a full socket buffer (send timeout, restarted
+    /// whenever bytes leave).
     Sending,
     /// The last response is queued; close once it is sent.
     Closing,
+    /// The last response is sent and our side is shut; reading and
+    /// discarding input until the client closes, for a bounded time.
+    Lingering,
 }
 
 /// A connection's state. Kept small: 10,000 idle connections must cost
@@ -48,13 +77,21 @@ pub struct Conn {
     input: Vec<u8>,
     /// Output that did not fit in the socket buffer.
     pending: Option<Box<Outbox>>,
+    /// Bytes of `pending` charged to the worker's queued-output budget.
+    charged: usize,
     /// Request-body bytes still to be read and thrown away.
     discard: u64,
     /// False once a read came back short or EAGAIN: wait for the next edge.
     readable: bool,
+    /// With `Phase::Closing`: input may still arrive, so close lingering.
+    linger: bool,
+    /// Bytes discarded while lingering.
+    lingered: u64,
+    /// On the worker's list of connections to resume without an event.
+    pub resuming: bool,
 }
 
-/// What one pass of [`Conn::answer`] did.
+/// What one pass of [`Conn::answer_batch`] did.
 struct Batch {
     /// Bytes of `data` used (heads and discarded bodies).
     consumed: usize,
@@ -64,16 +101,24 @@ struct Batch {
     held_back: bool,
     /// The last response closes the connection.
     close: bool,
+    /// The close leaves client bytes unread (an error, a body not read,
+    /// pipelined requests after `Connection: close`).
+    linger: bool,
 }
 
 /// What the worker should do with the connection afterwards.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Next {
+    /// Wait for the next readiness event.
     Keep,
+    /// Its turn's budget is spent with output left: drive it again soon,
+    /// without waiting for an edge that will not come.
+    Resume,
+    /// Close it.
     Close,
 }
 
-/// The worker-owned state a connection borrows while it runs.
+/// The worker-owned state connections borrow, one [`Turn`] at a time.
 pub struct Ctx<'a> {
     pub read_buf: &'a mut Vec<u8>,
     pub out: &'a mut Outbox,
@@ -85,6 +130,45 @@ pub struct Ctx<'a> {
     pub now: u32,
     /// The server is draining: answer what is in flight, then close.
     pub draining: bool,
+    /// Bytes held by this worker's connections in blocked output.
+    pub queued_output: &'a mut usize,
+}
+
+impl<'a> Ctx<'a> {
+    /// Lends the shared buffers to one connection until the turn is dropped.
+    pub fn turn(&mut self) -> Turn<'_, 'a> {
+        debug_assert!(self.out.is_empty(), "a turn starts with a clean outbox");
+        Turn(self)
+    }
+
+    /// Returns what a closed connection had charged to the worker.
+    pub fn release(&mut self, conn: &Conn) {
+        *self.queued_output -= conn.charged;
+    }
+}
+
+/// One connection's use of the worker's buffers. Dropping it empties the
+/// outbox: whatever a connection left there (a send that failed, a
+/// truncated file, an early return) never reaches the next one.
+pub struct Turn<'c, 'a>(&'c mut Ctx<'a>);
+
+impl Drop for Turn<'_, '_> {
+    fn drop(&mut self) {
+        self.0.out.clear();
+    }
+}
+
+impl<'a> Deref for Turn<'_, 'a> {
+    type Target = Ctx<'a>;
+    fn deref(&self) -> &Ctx<'a> {
+        self.0
+    }
+}
+
+impl<'a> DerefMut for Turn<'_, 'a> {
+    fn deref_mut(&mut self) -> &mut Ctx<'a> {
+        self.0
+    }
 }
 
 impl Conn {
@@ -95,8 +179,12 @@ impl Conn {
             deadline: now.saturating_add(secs(limits.idle_timeout)),
             input: Vec::new(),
             pending: None,
+            charged: 0,
             discard: 0,
             readable: true,
+            linger: false,
+            lingered: 0,
+            resuming: false,
         }
     }
 
@@ -106,26 +194,25 @@ impl Conn {
     }
 
     /// Runs the connection as far as it can go without blocking.
-    pub fn drive(&mut self, readable: bool, cx: &mut Ctx<'_>) -> Next {
+    pub fn drive(&mut self, readable: bool, cx: &mut Turn<'_, '_>) -> Next {
         self.readable |= readable;
+        if self.phase == Phase::Lingering {
+            return self.discard_input(cx);
+        }
         if let Some(pending) = self.pending.as_mut() {
-            match pending.flush(&self.fd) {
-                Err(_) => return Next::Close,
-                Ok(Flushed::Blocked) => {
-                    // Progress or not, the send timeout counts from the last edge.
-                    self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
-                    return Next::Keep;
-                }
-                Ok(Flushed::All) => {
-                    self.pending = None;
+            let flush = pending.flush(&self.fd, TURN_BUDGET);
+            match self.progress(flush, cx) {
+                Err(next) => return next,
+                Ok(()) => {
+                    self.release_pending(cx);
                     if self.phase == Phase::Closing {
-                        return Next::Close;
+                        return self.finish(cx);
                     }
-                    self.phase = Phase::Idle;
+                    self.become_idle(cx);
                     // Requests held back while output was blocked.
                     if !self.input.is_empty() {
                         let input = std::mem::take(&mut self.input);
-                        if let Some(next) = self.serve(&input, cx) {
+                        if let Some(next) = self.answer_input(&input, cx) {
                             return next;
                         }
                     }
@@ -153,13 +240,13 @@ impl Conn {
             }
             let next = if self.input.is_empty() {
                 let data = std::mem::take(cx.read_buf);
-                let next = self.serve(&data[..n], cx);
+                let next = self.answer_input(&data[..n], cx);
                 *cx.read_buf = data;
                 next
             } else {
                 let mut input = std::mem::take(&mut self.input);
                 input.extend_from_slice(&cx.read_buf[..n]);
-                self.serve(&input, cx)
+                self.answer_input(&input, cx)
             };
             if let Some(next) = next {
                 return next;
@@ -171,33 +258,66 @@ impl Conn {
         Next::Keep
     }
 
+    /// Accounts for a flush of pending output: `Ok` when all of it left,
+    /// else what the worker should do now.
+    fn progress(
+        &mut self,
+        flush: Result<Flush, crate::outbox::SendError>,
+        cx: &mut Turn<'_, '_>,
+    ) -> Result<(), Next> {
+        let flush = flush.map_err(|_| Next::Close)?;
+        if flush.sent > 0 {
+            self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
+        }
+        match flush.state {
+            Flushed::All => Ok(()),
+            Flushed::Blocked => Err(Next::Keep),
+            Flushed::Paused => Err(Next::Resume),
+        }
+    }
+
     /// Answers every complete request in `data`, flushes, and keeps what
     /// remains. `Some` when the caller should stop driving.
-    fn serve(&mut self, data: &[u8], cx: &mut Ctx<'_>) -> Option<Next> {
+    fn answer_input(&mut self, data: &[u8], cx: &mut Turn<'_, '_>) -> Option<Next> {
         let mut pos = 0;
         let mut answered = false;
         loop {
-            let batch = self.answer(&data[pos..], cx);
+            let batch = self.answer_batch(&data[pos..], cx);
             pos += batch.consumed;
             answered |= batch.answered;
             if batch.close {
                 self.phase = Phase::Closing;
+                // A full read buffer means more input may be waiting.
+                self.linger = batch.linger || self.readable;
             }
             if !cx.out.is_empty() {
-                match cx.out.flush(&self.fd) {
+                match cx.out.flush(&self.fd, TURN_BUDGET) {
                     Err(_) => return Some(Next::Close),
-                    Ok(Flushed::All) if batch.close => return Some(Next::Close),
-                    Ok(Flushed::All) => {}
-                    Ok(Flushed::Blocked) => {
-                        self.pending = Some(Box::new(std::mem::take(cx.out)));
+                    Ok(Flush {
+                        state: Flushed::All,
+                        ..
+                    }) => {
+                        if batch.close {
+                            return Some(self.finish(cx));
+                        }
+                    }
+                    Ok(Flush { state, .. }) => {
+                        if !self.queue_unsent(cx) {
+                            return Some(Next::Close);
+                        }
                         if !batch.close {
                             self.phase = Phase::Sending;
                             self.input = data[pos..].to_vec();
                         }
                         self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
-                        return Some(Next::Keep);
+                        return Some(match state {
+                            Flushed::Paused => Next::Resume,
+                            _ => Next::Keep,
+                        });
                     }
                 }
+            } else if batch.close {
+                return Some(self.finish(cx));
             }
             if !batch.held_back {
                 break;
@@ -207,8 +327,7 @@ impl Conn {
         if rest.is_empty() {
             // Release the allocation: idle connections own no buffers.
             self.input = Vec::new();
-            self.phase = Phase::Idle;
-            self.deadline = cx.now.saturating_add(secs(cx.limits.idle_timeout));
+            self.become_idle(cx);
         } else {
             // The header timeout runs from the first byte of this head; more
             // bytes of the same head do not extend it (slowloris).
@@ -222,12 +341,13 @@ impl Conn {
     }
 
     /// Parses and answers requests from the start of `data` into `cx.out`.
-    fn answer(&mut self, data: &[u8], cx: &mut Ctx<'_>) -> Batch {
+    fn answer_batch(&mut self, data: &[u8], cx: &mut Turn<'_, '_>) -> Batch {
         let mut batch = Batch {
             consumed: 0,
             answered: false,
             held_back: false,
             close: false,
+            linger: false,
         };
         while batch.consumed < data.len() {
             let rest = &data[batch.consumed..];
@@ -245,15 +365,9 @@ impl Conn {
                 Ok(Parsed::Complete(head)) => head,
                 Ok(Parsed::Partial) => break,
                 Err(error) => {
-                    response::write_error(
-                        cx.out.buf(),
-                        error.status(),
-                        cx.date,
-                        Persistence::Close,
-                        b"",
-                        false,
-                    );
+                    reject(cx, error);
                     batch.close = true;
+                    batch.linger = true;
                     break;
                 }
             };
@@ -264,21 +378,17 @@ impl Conn {
                 BodyFraming::None => {}
                 BodyFraming::Length(n) if n <= cx.limits.max_discard_body => self.discard = n,
                 BodyFraming::Length(_) => {
-                    let status = ParseError::BodyTooLarge.status();
-                    response::write_error(
-                        cx.out.buf(),
-                        status,
-                        cx.date,
-                        Persistence::Close,
-                        b"",
-                        false,
-                    );
+                    reject(cx, ParseError::BodyTooLarge);
                     batch.close = true;
+                    batch.linger = true;
                     break;
                 }
                 // Chunked bodies are not decoded: answer, then close, so the
                 // body is never taken for the next request (RFC 9112 §9.6).
-                BodyFraming::Chunked => keep_alive = false,
+                BodyFraming::Chunked => {
+                    keep_alive = false;
+                    batch.linger = true;
+                }
             }
             let persistence = match (keep_alive, head.version) {
                 (false, _) => Persistence::Close,
@@ -286,34 +396,113 @@ impl Conn {
                 (true, Version::Http11) => Persistence::KeepAlive,
             };
             let site = cx.hosts.pick(head.host);
+            let cx = &mut **cx;
             if respond(&head, site, cx.date, persistence, cx.scratch, cx.out) == Outcome::Close {
                 batch.close = true;
                 break;
             }
         }
         if batch.close {
+            batch.linger |= batch.consumed < data.len() || self.discard > 0;
             batch.consumed = data.len();
         }
         batch
     }
 
+    /// Moves the unsent rest of the turn's output into this connection,
+    /// charged to the worker's budget; false when that budget is spent (the
+    /// connection is then closed: its client is not reading, and the
+    /// worker's memory is bounded whatever clients do).
+    fn queue_unsent(&mut self, cx: &mut Turn<'_, '_>) -> bool {
+        let rest = cx.out.take_unsent();
+        let cost = rest.footprint();
+        if *cx.queued_output + cost > cx.limits.max_queued_output {
+            return false;
+        }
+        *cx.queued_output += cost;
+        self.charged += cost;
+        self.pending = Some(Box::new(rest));
+        true
+    }
+
+    fn release_pending(&mut self, cx: &mut Turn<'_, '_>) {
+        *cx.queued_output -= self.charged;
+        self.charged = 0;
+        self.pending = None;
+    }
+
+    fn become_idle(&mut self, cx: &Turn<'_, '_>) {
+        self.phase = Phase::Idle;
+        self.deadline = cx.now.saturating_add(secs(cx.limits.idle_timeout));
+    }
+
+    /// The last response has left: close now, or shut our side and keep
+    /// reading for a while when the client may still be sending.
+    fn finish(&mut self, cx: &mut Turn<'_, '_>) -> Next {
+        if !self.linger || rustix::net::shutdown(&self.fd, Shutdown::Write).is_err() {
+            return Next::Close;
+        }
+        self.phase = Phase::Lingering;
+        self.input = Vec::new();
+        self.deadline = cx.now.saturating_add(LINGER_SECS);
+        self.readable = true;
+        self.discard_input(cx)
+    }
+
+    /// Reads and drops input while lingering; closes on EOF, on error, or
+    /// once enough was read.
+    fn discard_input(&mut self, cx: &mut Turn<'_, '_>) -> Next {
+        loop {
+            match rustix::net::recv(&self.fd, &mut cx.read_buf[..], RecvFlags::empty()) {
+                Ok((0, _)) => return Next::Close,
+                Ok((n, _)) => {
+                    self.lingered += n as u64;
+                    if self.lingered > LINGER_BYTES {
+                        return Next::Close;
+                    }
+                }
+                Err(Errno::AGAIN) => return Next::Keep,
+                Err(Errno::INTR) => {}
+                Err(_) => return Next::Close,
+            }
+        }
+    }
+
     /// Called by the sweep when the deadline passed.
-    pub fn on_timeout(&mut self, cx: &mut Ctx<'_>) -> Next {
+    pub fn on_timeout(&mut self, cx: &mut Turn<'_, '_>) -> Next {
         if self.phase == Phase::Head && self.pending.is_none() {
-            // RFC 9110 §15.5.9: tell the client before closing.
-            response::write_error(
-                cx.out.buf(),
-                tachyon_http::Status::RequestTimeout,
-                cx.date,
-                Persistence::Close,
-                b"",
-                false,
-            );
-            let _ = cx.out.flush(&self.fd);
-            cx.out.clear();
+            // RFC 9110 §15.5.9: tell the client before closing, and linger
+            // so that the 408 is not destroyed by a reset.
+            write_error(cx, Status::RequestTimeout);
+            if let Ok(Flush {
+                state: Flushed::All,
+                ..
+            }) = cx.out.flush(&self.fd, TURN_BUDGET)
+            {
+                self.linger = true;
+                return self.finish(cx);
+            }
         }
         Next::Close
     }
+}
+
+/// The error response for a request that cannot be served; the connection
+/// closes after it.
+fn reject(cx: &mut Turn<'_, '_>, error: ParseError) {
+    write_error(cx, error.status());
+}
+
+fn write_error(cx: &mut Turn<'_, '_>, status: Status) {
+    let cx = &mut **cx;
+    response::write_error(
+        cx.out.buf(),
+        status,
+        cx.date,
+        Persistence::Close,
+        b"",
+        false,
+    );
 }
 
 fn secs(d: std::time::Duration) -> u32 {

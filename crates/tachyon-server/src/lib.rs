@@ -26,5 +26,5 @@ mod worker;
 
 pub use limits::Limits;
 pub use site::{Hosts, Site};
-pub use sys::{bind_listeners, raise_fd_limit, BindError, Listeners};
+pub use sys::{bind_listeners, connection_cap, raise_fd_limit, BindError, Listeners};
 pub use worker::{run, Shutdown};

@@ -23,6 +23,11 @@ pub struct Limits {
     pub max_discard_body: u64,
     /// How long SIGTERM waits for responses in flight.
     pub drain_timeout: Duration,
+    /// Bytes a worker's connections may hold in output their clients have
+    /// not read; a connection that would exceed it is closed. Each one holds
+    /// at most about 64 KiB plus one response (`conn::MAX_QUEUED_OUTPUT`),
+    /// so this caps what a crowd of non-reading clients can pin.
+    pub max_queued_output: usize,
 }
 
 impl Default for Limits {
@@ -35,6 +40,7 @@ impl Default for Limits {
             max_connections: 65_536,
             max_discard_body: 64 * 1024,
             drain_timeout: Duration::from_secs(10),
+            max_queued_output: 64 * 1024 * 1024,
         }
     }
 }

@@ -4,8 +4,11 @@
 //! An outbox is a byte buffer for heads and small bodies plus an ordered list
 //! of parts: runs of that buffer, slices of in-memory bodies, and file regions
 //! for sendfile. Pipelined responses accumulate in one outbox and leave in one
-//! `send`/`writev` (may_minihttp and ntex batch the same way). Invariant: parts
-//! are sent strictly in order, and a part is dropped only once fully written.
+//! `send`/`writev` (may_minihttp and ntex batch the same way). Invariants:
+//! parts are sent strictly in order, a part is dropped only once fully
+//! written, and a disk-served part never completes unless the file still is
+//! the one whose length and ETag its head announced (its last byte is held
+//! back until the file has been checked after every other byte went out).
 
 use std::io;
 use std::ops::Range;
@@ -15,34 +18,55 @@ use std::sync::Arc;
 use bytes::Bytes;
 use rustix::io::{Errno, IoSlice};
 use rustix::net::SendFlags;
-use tachyon_snapshot::{Body, FileEntry};
+use tachyon_snapshot::{Body, Representation};
 
 /// Most iovecs gathered into one writev.
 const MAX_IOVECS: usize = 32;
-/// Largest sendfile call (nginx's `sendfile_max_chunk` default is 2 MiB): keeps
-/// one fast reader from monopolising the worker.
-const SENDFILE_CHUNK: usize = 2 * 1024 * 1024;
+/// Largest sendfile call (nginx's `sendfile_max_chunk` default is 2 MiB).
+const SENDFILE_CHUNK: u64 = 1024 * 1024;
 
 enum Part {
     /// A run of `buf`.
     Inline(Range<usize>),
     /// A slice of an in-memory body.
     Memory(Bytes),
-    /// A region of a disk-backed body; the entry keeps the file open.
+    /// A region of a disk-backed body; the representation keeps the file open.
     File {
-        entry: Arc<FileEntry>,
+        body: Arc<Representation>,
         offset: u64,
         end: u64,
     },
 }
 
-/// The result of trying to send everything.
-#[derive(Debug, PartialEq, Eq)]
+/// Where a flush stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flushed {
     /// Everything was sent; the outbox is empty again.
     All,
     /// The socket buffer is full; wait for EPOLLOUT.
     Blocked,
+    /// The turn's byte budget is spent and the socket may take more: the
+    /// worker must come back to this connection without waiting for an edge.
+    Paused,
+}
+
+/// The result of one flush: where it stopped and whether it moved anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flush {
+    pub state: Flushed,
+    /// Bytes handed to the kernel by this flush; the send timeout restarts
+    /// only on progress, never on a mere readiness event.
+    pub sent: u64,
+}
+
+/// Why a flush gave up on the connection.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    #[error("sending: {0}")]
+    Socket(#[from] io::Error),
+    /// A disk-served file no longer matches what its head announced.
+    #[error("a disk-served file changed while it was being sent")]
+    FileChanged,
 }
 
 /// Pending output of one connection (or a worker's scratch for the current batch).
@@ -81,22 +105,64 @@ impl Outbox {
         })
     }
 
-    /// Appends `range` of `entry`'s body as a part after what was written so far.
-    pub fn push_body(&mut self, entry: &Arc<FileEntry>, range: Range<u64>) {
+    /// Heap bytes this outbox holds itself (bodies it references are shared
+    /// with the snapshot and not counted).
+    pub fn footprint(&self) -> usize {
+        self.buf.capacity() + self.parts.capacity() * std::mem::size_of::<Part>()
+    }
+
+    /// Appends `range` of `body` as a part after what was written so far.
+    pub fn push_body(&mut self, body: &Arc<Representation>, range: Range<u64>) {
         if range.is_empty() {
             return;
         }
         self.seal();
-        match &entry.body {
+        match &body.body {
             Body::Memory(bytes) => self.parts.push(Part::Memory(
                 bytes.slice(range.start as usize..range.end as usize),
             )),
             Body::Disk(_) => self.parts.push(Part::File {
-                entry: Arc::clone(entry),
+                body: Arc::clone(body),
                 offset: range.start,
                 end: range.end,
             }),
         }
+    }
+
+    /// Moves what is still unsent into a new outbox sized to it, leaving this
+    /// one empty with its capacity: a connection whose client stops reading
+    /// holds only its own bytes, not the worker's largest batch buffer.
+    pub fn take_unsent(&mut self) -> Outbox {
+        self.seal();
+        let mut rest = Outbox {
+            buf: Vec::with_capacity(self.pending_bytes_inline()),
+            parts: Vec::with_capacity(self.parts.len() - self.cursor),
+            cursor: 0,
+            open_run: 0,
+        };
+        for part in self.parts.drain(self.cursor..) {
+            rest.parts.push(match part {
+                Part::Inline(r) => {
+                    let start = rest.buf.len();
+                    rest.buf.extend_from_slice(&self.buf[r]);
+                    Part::Inline(start..rest.buf.len())
+                }
+                other => other,
+            });
+        }
+        rest.open_run = rest.buf.len();
+        self.clear();
+        rest
+    }
+
+    fn pending_bytes_inline(&self) -> usize {
+        self.parts[self.cursor..]
+            .iter()
+            .map(|p| match p {
+                Part::Inline(r) => r.len(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Records the open inline run as a part.
@@ -107,27 +173,44 @@ impl Outbox {
         }
     }
 
-    /// Sends as much as the socket takes.
-    pub fn flush(&mut self, fd: &OwnedFd) -> io::Result<Flushed> {
+    /// Sends as much as the socket takes, up to about `budget` bytes (a
+    /// fairness bound: one fast reader of a large file must not hold the
+    /// worker while other connections wait).
+    pub fn flush(&mut self, fd: &OwnedFd, budget: u64) -> Result<Flush, SendError> {
         self.seal();
+        let mut sent = 0u64;
         while self.cursor < self.parts.len() {
-            let sent = match &mut self.parts[self.cursor] {
-                Part::File { entry, offset, end } => {
-                    let Body::Disk(file) = &entry.body else {
+            if sent >= budget {
+                return Ok(Flush {
+                    state: Flushed::Paused,
+                    sent,
+                });
+            }
+            let result = match &mut self.parts[self.cursor] {
+                Part::File { body, offset, end } => {
+                    let Body::Disk(disk) = &body.body else {
                         unreachable!("File parts are disk bodies")
                     };
-                    let want = (*end - *offset).min(SENDFILE_CHUNK as u64) as usize;
-                    match rustix::fs::sendfile(fd, file, Some(offset), want) {
-                        // The file shrank since load: the promised length cannot be met.
-                        Ok(0) => {
-                            return Err(io::Error::new(
-                                io::ErrorKind::UnexpectedEof,
-                                "file truncated",
-                            ))
+                    if *end - *offset == 1 {
+                        // The last byte: read it, check the file, then send
+                        // it from memory. A write that changed any byte sent
+                        // so far changed the file's ctime first.
+                        let byte = disk.byte_at(*offset)?;
+                        if !disk.unchanged() {
+                            return Err(SendError::FileChanged);
                         }
+                        self.parts[self.cursor] = Part::Memory(Bytes::copy_from_slice(&[byte]));
+                        continue;
+                    }
+                    let want = (*end - *offset - 1).min(SENDFILE_CHUNK).min(budget - sent);
+                    let before = *offset;
+                    match rustix::fs::sendfile(fd, disk.file(), Some(offset), want as usize) {
+                        // The file shrank since load: the promised length cannot be met.
+                        Ok(0) => return Err(SendError::FileChanged),
                         Ok(_) => {
-                            if *offset == *end {
-                                self.cursor += 1;
+                            sent += *offset - before;
+                            if !disk.unchanged() {
+                                return Err(SendError::FileChanged);
                             }
                             continue;
                         }
@@ -136,15 +219,26 @@ impl Outbox {
                 }
                 _ => self.write_gathered(fd),
             };
-            match sent {
-                Ok(n) => self.advance(n),
-                Err(Errno::AGAIN) => return Ok(Flushed::Blocked),
+            match result {
+                Ok(n) => {
+                    sent += n as u64;
+                    self.advance(n);
+                }
+                Err(Errno::AGAIN) => {
+                    return Ok(Flush {
+                        state: Flushed::Blocked,
+                        sent,
+                    })
+                }
                 Err(Errno::INTR) => {}
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(io::Error::from(e).into()),
             }
         }
         self.clear();
-        Ok(Flushed::All)
+        Ok(Flush {
+            state: Flushed::All,
+            sent,
+        })
     }
 
     /// One send (a single run: lwan measured send ~10% cheaper than writev for
@@ -206,5 +300,49 @@ impl Outbox {
         self.parts.clear();
         self.cursor = 0;
         self.open_run = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory(bytes: &'static [u8]) -> Arc<Representation> {
+        Arc::new(Representation::in_memory(Bytes::from_static(bytes)))
+    }
+
+    #[test]
+    fn unsent_output_moves_out_and_leaves_the_outbox_clean() {
+        let mut out = Outbox::default();
+        out.buf().extend_from_slice(b"HEAD1");
+        out.push_body(&memory(b"body-one"), 0..8);
+        out.buf().extend_from_slice(b"HEAD2");
+        out.advance(3);
+        let rest = out.take_unsent();
+        assert!(out.is_empty());
+        assert_eq!(out.pending_bytes(), 0);
+        assert_eq!(rest.pending_bytes(), 2 + 8 + 5);
+        assert_eq!(rest.buf, b"D1HEAD2");
+        assert!(rest.footprint() < 256, "{}", rest.footprint());
+    }
+
+    #[test]
+    fn a_budget_pauses_a_flush_and_a_closed_peer_is_an_error() {
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let a: OwnedFd = a.into();
+        let mut out = Outbox::default();
+        let body = memory(&[7u8; 100]);
+        // More parts than one writev takes: the budget stops the flush
+        // after the first.
+        for _ in 0..40 {
+            out.push_body(&body, 0..100);
+        }
+        let first = out.flush(&a, 1).unwrap();
+        assert_eq!((first.state, first.sent), (Flushed::Paused, 3200));
+        let rest = out.flush(&a, u64::MAX).unwrap();
+        assert_eq!((rest.state, rest.sent), (Flushed::All, 800));
+        drop(b);
+        out.buf().extend_from_slice(b"x");
+        assert!(out.flush(&a, u64::MAX).is_err());
     }
 }

@@ -1,6 +1,8 @@
 //! From a parsed request head and a snapshot to the response, written into an
-//! outbox. Pure: no sockets, no clocks (the Date comes in), no allocation on a
-//! cache hit.
+//! outbox. No sockets, no clocks (the Date comes in), no allocation on a
+//! cache hit; the one system call is an fstat of a disk-served file before
+//! its head is written, so that a head never announces a length and ETag the
+//! file no longer has.
 //!
 //! Owns the order of decisions for a static resource: method, target, lookup,
 //! preconditions (RFC 9110 §13.2.2), then range (§14). Does not own framing
@@ -16,13 +18,17 @@ use tachyon_http::range::{self, ByteRange, RangeDecision, MAX_RANGES};
 use tachyon_http::response::{self, Persistence, Status, ALLOW, COMMON_HEADERS};
 use tachyon_http::target::site_path;
 use tachyon_http::{Method, RequestHead};
-use tachyon_snapshot::{Entry, FileEntry, Snapshot};
+use tachyon_snapshot::{Body, Entry, Representation, Snapshot};
 
 use crate::outbox::Outbox;
 
 /// Bodies up to this size are copied next to their head so the response
 /// leaves in one `send`; larger ones go out by writev or sendfile without a copy.
 const INLINE_BODY_MAX: u64 = 16 * 1024;
+
+/// Sent with a 503 for a file that changed under the server: a reload is
+/// on its way.
+const RETRY_AFTER: &[u8] = b"Retry-After: 1\r\n";
 
 /// What the response did to the connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,7 +126,10 @@ pub fn respond(
 /// `Accept-Encoding` (benchmark clients do not, so their path skips this).
 /// A request for several ranges gets the identity, because a multipart body
 /// cannot say that its parts are slices of an encoded representation.
-fn select<'f>(head: &RequestHead<'_>, file: &'f Arc<FileEntry>) -> Option<&'f Arc<FileEntry>> {
+fn select<'f>(
+    head: &RequestHead<'_>,
+    file: &'f Arc<Representation>,
+) -> Option<&'f Arc<Representation>> {
     let Some(accept) = head.accept_encoding else {
         return Some(file);
     };
@@ -142,7 +151,7 @@ fn select<'f>(head: &RequestHead<'_>, file: &'f Arc<FileEntry>) -> Option<&'f Ar
 
 fn serve_file(
     head: &RequestHead<'_>,
-    file: &Arc<FileEntry>,
+    file: &Arc<Representation>,
     date: &DateCache,
     persistence: Persistence,
     out: &mut Outbox,
@@ -159,6 +168,22 @@ fn serve_file(
         );
         return;
     };
+    if let Body::Disk(disk) = &file.body {
+        if !disk.unchanged() {
+            // Changed on disk since load (an in-place write): the reloader
+            // picks the new content up; until then, say so rather than send
+            // bytes that do not match the ETag.
+            response::write_error(
+                out.buf(),
+                Status::ServiceUnavailable,
+                date,
+                persistence,
+                RETRY_AFTER,
+                head_only,
+            );
+            return;
+        }
+    }
     let validators = Validators {
         etag: &file.etag,
         last_modified: file.last_modified,
@@ -226,7 +251,7 @@ fn serve_file(
 }
 
 fn single_range(
-    file: &Arc<FileEntry>,
+    file: &Arc<Representation>,
     r: ByteRange,
     date: &DateCache,
     persistence: Persistence,
@@ -251,7 +276,7 @@ fn single_range(
 /// `multipart/byteranges` (RFC 9110 §14.6), with the length computed up front
 /// so the response is not chunked.
 fn multipart(
-    file: &Arc<FileEntry>,
+    file: &Arc<Representation>,
     ranges: &[ByteRange],
     date: &DateCache,
     persistence: Persistence,
@@ -311,7 +336,7 @@ fn content_range(buf: &mut Vec<u8>, r: ByteRange, len: u64) {
 }
 
 /// Appends a body range: copied inline when small, else as its own part.
-fn body(file: &Arc<FileEntry>, range: std::ops::Range<u64>, out: &mut Outbox) {
+fn body(file: &Arc<Representation>, range: std::ops::Range<u64>, out: &mut Outbox) {
     match file.memory() {
         Some(bytes) if range.end - range.start <= INLINE_BODY_MAX => {
             out.buf()
@@ -323,7 +348,7 @@ fn body(file: &Arc<FileEntry>, range: std::ops::Range<u64>, out: &mut Outbox) {
 
 /// A 404 whose body is the site's own page.
 fn not_found_page(
-    page: &Arc<FileEntry>,
+    page: &Arc<Representation>,
     date: &DateCache,
     persistence: Persistence,
     head_only: bool,

@@ -63,6 +63,15 @@ impl Hosts {
     pub fn default_site(&self) -> &Snapshot {
         &self.default
     }
+
+    /// The virtual hosts' sites (each once, though it may have several names).
+    pub fn virtual_sites(&self) -> impl Iterator<Item = &Snapshot> {
+        let mut last: Option<*const Snapshot> = None;
+        self.named.iter().filter_map(move |(_, site)| {
+            let ptr = Arc::as_ptr(site);
+            (last.replace(ptr) != Some(ptr)).then_some(&**site)
+        })
+    }
 }
 
 /// `Example.com.:8080` → `Example.com`: the port and a trailing dot do not

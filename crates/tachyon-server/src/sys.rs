@@ -2,7 +2,8 @@
 //!
 //! Every call goes through rustix's safe wrappers, so this workspace has no
 //! `unsafe` at all. Binding happens on the main thread before any worker
-//! starts, so a port in use is reported as one clear error, not a panic.
+//! starts, so a port in use (by anything, another tachyon's reuseport group
+//! included) is reported as one clear error, not a panic.
 
 use std::net::SocketAddr;
 use std::os::fd::OwnedFd;
@@ -36,6 +37,12 @@ pub fn bind_listeners(
     let mut per_worker: Vec<Vec<OwnedFd>> = (0..threads).map(|_| Vec::new()).collect();
     let mut local = Vec::new();
     for &requested in addrs {
+        if requested.port() != 0 {
+            probe(requested).map_err(|e| BindError::Bind {
+                addr: requested,
+                source: e.into(),
+            })?;
+        }
         let mut addr = requested;
         for sockets in per_worker.iter_mut() {
             let fd = listen_one(addr, backlog).map_err(|e| BindError::Bind {
@@ -55,18 +62,35 @@ pub fn bind_listeners(
     Ok(Listeners { per_worker, local })
 }
 
-fn listen_one(addr: SocketAddr, backlog: i32) -> rustix::io::Result<OwnedFd> {
+/// Fails with EADDRINUSE when something already listens on `addr`, even a
+/// reuseport group: binding without SO_REUSEPORT is refused by any listener,
+/// where our reuseport sockets would silently join another tachyon's group
+/// and take half its traffic.
+fn probe(addr: SocketAddr) -> rustix::io::Result<()> {
+    let fd = socket(addr)?;
+    net::sockopt::set_socket_reuseaddr(&fd, true)?;
+    if addr.is_ipv6() {
+        net::sockopt::set_ipv6_v6only(&fd, true)?;
+    }
+    net::bind(&fd, &addr)
+}
+
+fn socket(addr: SocketAddr) -> rustix::io::Result<OwnedFd> {
     let family = if addr.is_ipv4() {
         AddressFamily::INET
     } else {
         AddressFamily::INET6
     };
-    let fd = net::socket_with(
+    net::socket_with(
         family,
         SocketType::STREAM,
         SocketFlags::NONBLOCK | SocketFlags::CLOEXEC,
         None,
-    )?;
+    )
+}
+
+fn listen_one(addr: SocketAddr, backlog: i32) -> rustix::io::Result<OwnedFd> {
+    let fd = socket(addr)?;
     net::sockopt::set_socket_reuseaddr(&fd, true)?;
     // Each worker gets its own accept queue; the kernel spreads connections by
     // hash, so no accept lock or thundering herd (the layout of lwan and of
@@ -90,6 +114,19 @@ pub(crate) fn tune_connection(fd: &OwnedFd) {
     // Responses leave in one write; Nagle would only delay the tail of a
     // partial write behind a delayed ACK. Failure is harmless.
     let _ = net::sockopt::set_tcp_nodelay(fd, true);
+}
+
+/// The connection cap that fits the open-file limit: every connection is a
+/// descriptor, and the process needs others besides (listeners, epoll and
+/// event descriptors, disk-served files, which a reload opens a second time
+/// while the old generation still holds its own, and the files a load reads
+/// in parallel). Asking for more connections than that would make accept
+/// fail with EMFILE instead of the cap closing them cleanly.
+pub fn connection_cap(requested: usize, fd_limit: u64, threads: usize) -> usize {
+    let open_now = std::fs::read_dir("/proc/self/fd").map_or(64, |dir| dir.count()) as u64;
+    let reserve = 2 * open_now + 8 * threads as u64 + 64;
+    let fits = fd_limit.saturating_sub(reserve).max(1);
+    requested.min(usize::try_from(fits).unwrap_or(usize::MAX))
 }
 
 /// Raises the open-file soft limit to the hard limit (as nginx's

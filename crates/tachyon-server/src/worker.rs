@@ -1,10 +1,13 @@
 //! The event loop: one thread per core, each with its own epoll instance,
 //! listeners, connections, buffers and `Date` cache.
 //!
-//! Owns accepting, dispatching readiness to connections, the once-a-second
-//! timeout sweep and the graceful drain. Knows nothing of HTTP beyond handing
-//! bytes to `Conn`. Invariant: nothing here blocks; the only shared state is
-//! the [`Site`] (read once per loop turn) and the [`Shutdown`] flag.
+//! Owns accepting (and pausing it when descriptors run out), dispatching
+//! readiness to connections, resuming connections whose turn budget ran
+//! out, the once-a-second timeout sweep and the graceful drain. Knows
+//! nothing of HTTP beyond handing bytes to `Conn`. Invariants: nothing here
+//! blocks; a connection runs only inside a turn (see `conn::Turn`); the
+//! state shared with other threads is the [`Site`] (read once per loop
+//! turn), the [`Shutdown`] flag and the [`Balance`] counts and inboxes.
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -26,11 +29,6 @@ use crate::respond::Scratch;
 use crate::site::Site;
 use crate::sys::{tune_connection, Listeners};
 
-/// epoll tokens at or above this are listeners; below are slab keys.
-const LISTENER_BASE: u64 = u64::MAX - 1024;
-const WAKE: u64 = u64::MAX;
-/// Another worker handed this one connections (see [`crate::balance`]).
-const HANDOFF: u64 = u64::MAX - 1;
 /// Connections accepted per listener wake-up before serving others (fairness).
 const ACCEPT_BATCH: usize = 256;
 /// Reads land here; an idle connection has no buffer of its own.
@@ -112,6 +110,71 @@ struct Peers<'a> {
     balance: &'a Balance,
 }
 
+/// What an epoll event is about, decoded from its 64-bit token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Token {
+    /// A connection, by slab key.
+    Conn(usize),
+    /// This worker's listener for the address at this index.
+    Listener(usize),
+    /// The shutdown eventfd: start draining.
+    Wake,
+    /// Another worker handed this one connections (see [`crate::balance`]).
+    Handoff,
+}
+
+/// Tokens at or above this are listeners and the two eventfds; below are
+/// slab keys.
+const LISTENER_BASE: u64 = u64::MAX - 1024;
+const WAKE: u64 = u64::MAX;
+const HANDOFF: u64 = u64::MAX - 1;
+
+impl Token {
+    fn encode(self) -> epoll::EventData {
+        epoll::EventData::new_u64(match self {
+            Token::Conn(key) => key as u64,
+            Token::Listener(i) => LISTENER_BASE + i as u64,
+            Token::Wake => WAKE,
+            Token::Handoff => HANDOFF,
+        })
+    }
+
+    fn decode(data: epoll::EventData) -> Token {
+        match data.u64() {
+            WAKE => Token::Wake,
+            HANDOFF => Token::Handoff,
+            t if t >= LISTENER_BASE => Token::Listener((t - LISTENER_BASE) as usize),
+            t => Token::Conn(t as usize),
+        }
+    }
+}
+
+/// epoll_wait's timeout: the sweep runs once a second, so waking at least
+/// that often (plus a margin for the clock's rounding) is enough; during a
+/// drain, ten times a second so idle connections close promptly.
+const TICK: Timespec = Timespec {
+    tv_sec: 1,
+    tv_nsec: 100_000_000,
+};
+const DRAIN_TICK: Timespec = Timespec {
+    tv_sec: 0,
+    tv_nsec: 100_000_000,
+};
+const NO_WAIT: Timespec = Timespec {
+    tv_sec: 0,
+    tv_nsec: 0,
+};
+
+/// Accepting stopped because the process ran out of descriptors (or
+/// memory): listeners are level-triggered, so a full queue would otherwise
+/// wake the loop at once, forever.
+struct AcceptPause {
+    /// Resume at this worker-clock second at the latest.
+    until: u32,
+    /// Or as soon as the worker holds fewer connections than this.
+    below: usize,
+}
+
 struct Worker<'a> {
     epoll: OwnedFd,
     listeners: Vec<OwnedFd>,
@@ -123,6 +186,15 @@ struct Worker<'a> {
     peers: Peers<'a>,
     /// Sockets taken from the inbox, kept to reuse the allocation.
     handed: Vec<OwnedFd>,
+    /// Connections whose turn budget ran out with output left.
+    resume: Vec<usize>,
+    /// A descriptor held in reserve: when accept fails for lack of
+    /// descriptors, it is closed to accept and close one waiting client
+    /// (which then sees a clean close, not a hang), and taken again.
+    reserve: Option<OwnedFd>,
+    paused: Option<AcceptPause>,
+    /// Bytes this worker's connections hold in blocked output.
+    queued_output: usize,
 }
 
 impl<'a> Worker<'a> {
@@ -140,20 +212,20 @@ impl<'a> Worker<'a> {
             epoll::add(
                 &epoll,
                 listener,
-                epoll::EventData::new_u64(LISTENER_BASE + i as u64),
+                Token::Listener(i).encode(),
                 epoll::EventFlags::IN,
             )?;
         }
         epoll::add(
             &epoll,
             &shutdown.wake,
-            epoll::EventData::new_u64(WAKE),
+            Token::Wake.encode(),
             epoll::EventFlags::IN | epoll::EventFlags::ET,
         )?;
         epoll::add(
             &epoll,
             peers.balance.wake_fd(peers.id),
-            epoll::EventData::new_u64(HANDOFF),
+            Token::Handoff.encode(),
             epoll::EventFlags::IN | epoll::EventFlags::ET,
         )?;
         Ok(Worker {
@@ -166,6 +238,10 @@ impl<'a> Worker<'a> {
             shutdown,
             peers,
             handed: Vec::new(),
+            resume: Vec::new(),
+            reserve: take_reserve(),
+            paused: None,
+            queued_output: 0,
         })
     }
 
@@ -178,24 +254,26 @@ impl<'a> Worker<'a> {
         let mut date = DateCache::new();
         let mut generation = self.site.generation();
         let mut hosts = self.site.hosts();
-        let mut expired: Vec<usize> = Vec::new();
         let mut next_sweep = 1u32;
         let mut drain_deadline: Option<u32> = None;
         let mut published = 0;
+        let mut resuming: Vec<usize> = Vec::new();
         let limits = self.limits.clone();
         if self.shutdown.is_stopping() {
             return Ok(());
         }
         loop {
-            let timeout = Timespec {
-                tv_sec: if drain_deadline.is_some() { 0 } else { 1 },
-                tv_nsec: 100_000_000,
+            std::mem::swap(&mut resuming, &mut self.resume);
+            let timeout = match (resuming.is_empty(), drain_deadline) {
+                (false, _) => &NO_WAIT,
+                (true, Some(_)) => &DRAIN_TICK,
+                (true, None) => &TICK,
             };
             events.clear();
             match epoll::wait(
                 &self.epoll,
                 rustix::buffer::spare_capacity(&mut events),
-                Some(&timeout),
+                Some(timeout),
             ) {
                 Ok(_) | Err(Errno::INTR) => {}
                 Err(e) => return Err(e.into()),
@@ -208,6 +286,7 @@ impl<'a> Worker<'a> {
                 generation = current;
                 hosts = self.site.hosts();
             }
+            let mut queued_output = self.queued_output;
             let mut cx = Ctx {
                 read_buf: &mut read_buf,
                 out: &mut out,
@@ -217,61 +296,48 @@ impl<'a> Worker<'a> {
                 limits: &limits,
                 now,
                 draining: drain_deadline.is_some(),
+                queued_output: &mut queued_output,
             };
             for event in &events {
-                let token = event.data.u64();
-                if token == WAKE {
-                    if self.shutdown.is_stopping() && drain_deadline.is_none() {
-                        drain_deadline =
-                            Some(now.saturating_add(limits.drain_timeout.as_secs() as u32));
-                        cx.draining = true;
-                        // Closing the sockets removes them from epoll and from the
-                        // reuseport group: new connections go nowhere.
-                        self.listeners.clear();
-                        self.conns.retain(|_, conn| !conn.is_quiet());
+                let (data, flags) = (event.data, event.flags);
+                match Token::decode(data) {
+                    Token::Wake => {
+                        if self.shutdown.is_stopping() && drain_deadline.is_none() {
+                            drain_deadline =
+                                Some(now.saturating_add(limits.drain_timeout.as_secs() as u32));
+                            cx.draining = true;
+                            self.begin_drain();
+                        }
                     }
-                } else if token == HANDOFF {
-                    self.admit_handed(now, cx.draining)?;
-                } else if token >= LISTENER_BASE {
-                    let index = (token - LISTENER_BASE) as usize;
-                    if index < self.listeners.len() {
-                        self.accept(index, now)?;
+                    Token::Handoff => self.admit_handed(now, cx.draining)?,
+                    Token::Listener(index) => {
+                        if index < self.listeners.len() && self.paused.is_none() {
+                            self.accept(index, now)?;
+                        }
                     }
-                } else {
-                    let key = token as usize;
-                    let Some(conn) = self.conns.get_mut(key) else {
-                        continue;
-                    };
-                    let flags = event.flags;
-                    let readable = flags.intersects(
-                        epoll::EventFlags::IN
-                            | epoll::EventFlags::RDHUP
-                            | epoll::EventFlags::HUP
-                            | epoll::EventFlags::ERR,
-                    );
-                    if conn.drive(readable, &mut cx) == Next::Close {
-                        self.conns.remove(key);
+                    Token::Conn(key) => {
+                        let readable = flags.intersects(
+                            epoll::EventFlags::IN
+                                | epoll::EventFlags::RDHUP
+                                | epoll::EventFlags::HUP
+                                | epoll::EventFlags::ERR,
+                        );
+                        self.dispatch(key, readable, &mut cx);
                     }
+                }
+            }
+            for key in resuming.drain(..) {
+                if self.conns.get(key).is_some_and(|c| c.resuming) {
+                    self.conns[key].resuming = false;
+                    self.dispatch(key, false, &mut cx);
                 }
             }
             if now >= next_sweep || drain_deadline.is_some() {
                 next_sweep = now + 1;
-                expired.clear();
-                expired.extend(
-                    self.conns
-                        .iter()
-                        .filter(|(_, c)| c.deadline <= now)
-                        .map(|(k, _)| k),
-                );
-                for &key in &expired {
-                    if self.conns[key].on_timeout(&mut cx) == Next::Close {
-                        self.conns.remove(key);
-                    }
-                }
-                if cx.draining {
-                    self.conns.retain(|_, conn| !conn.is_quiet());
-                }
+                self.sweep(&mut cx);
             }
+            self.queued_output = queued_output;
+            self.resume_accepting(now)?;
             if self.conns.len() != published {
                 published = self.conns.len();
                 self.peers.balance.publish(self.peers.id, published);
@@ -284,6 +350,58 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Gives one connection its turn.
+    fn dispatch(&mut self, key: usize, readable: bool, cx: &mut Ctx<'_>) {
+        let Some(conn) = self.conns.get_mut(key) else {
+            return;
+        };
+        let next = conn.drive(readable, &mut cx.turn());
+        self.after(key, next, cx);
+    }
+
+    /// Carries out what a connection's turn decided.
+    fn after(&mut self, key: usize, next: Next, cx: &mut Ctx<'_>) {
+        match next {
+            Next::Keep => {}
+            Next::Resume => {
+                let conn = &mut self.conns[key];
+                if !conn.resuming {
+                    conn.resuming = true;
+                    self.resume.push(key);
+                }
+            }
+            Next::Close => {
+                let conn = self.conns.remove(key);
+                cx.release(&conn);
+            }
+        }
+    }
+
+    /// Times out connections whose deadline passed; during a drain, also
+    /// closes the ones with nothing in flight.
+    fn sweep(&mut self, cx: &mut Ctx<'_>) {
+        let expired: Vec<usize> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.deadline <= cx.now)
+            .map(|(k, _)| k)
+            .collect();
+        for key in expired {
+            let next = self.conns[key].on_timeout(&mut cx.turn());
+            self.after(key, next, cx);
+        }
+        if cx.draining {
+            self.conns.retain(|_, conn| !conn.is_quiet());
+        }
+    }
+
+    /// Stops accepting: closing the listeners removes them from epoll and
+    /// from the reuseport group, so new connections go to no one.
+    fn begin_drain(&mut self) {
+        self.listeners.clear();
+        self.conns.retain(|_, conn| !conn.is_quiet());
+    }
+
     fn accept(&mut self, index: usize, now: u32) -> io::Result<()> {
         for _ in 0..ACCEPT_BATCH {
             let fd = match rustix::net::accept_with(
@@ -293,8 +411,10 @@ impl<'a> Worker<'a> {
                 Ok(fd) => fd,
                 Err(Errno::AGAIN) => return Ok(()),
                 Err(Errno::INTR | Errno::CONNABORTED) => continue,
-                // Out of fds or memory: leave the rest queued; the sweep and
-                // closing connections free resources (nginx does the same).
+                Err(Errno::MFILE | Errno::NFILE | Errno::NOBUFS | Errno::NOMEM) => {
+                    self.out_of_descriptors(index, now)?;
+                    return Ok(());
+                }
                 Err(_) => return Ok(()),
             };
             if let Some(to) = self
@@ -311,6 +431,53 @@ impl<'a> Worker<'a> {
                 continue;
             }
             self.register(fd, now)?;
+        }
+        Ok(())
+    }
+
+    /// Out of descriptors: spend the reserve on closing one waiting client
+    /// cleanly, then stop watching the listeners until a connection closes
+    /// or a second passes (nginx disables accept events the same way).
+    fn out_of_descriptors(&mut self, index: usize, now: u32) -> io::Result<()> {
+        if self.reserve.take().is_some() {
+            if let Ok(fd) = rustix::net::accept_with(&self.listeners[index], SocketFlags::CLOEXEC) {
+                drop(fd);
+            }
+            self.reserve = take_reserve();
+        }
+        for (i, listener) in self.listeners.iter().enumerate() {
+            epoll::modify(
+                &self.epoll,
+                listener,
+                Token::Listener(i).encode(),
+                epoll::EventFlags::empty(),
+            )?;
+        }
+        self.paused = Some(AcceptPause {
+            until: now.saturating_add(1),
+            below: self.conns.len(),
+        });
+        Ok(())
+    }
+
+    fn resume_accepting(&mut self, now: u32) -> io::Result<()> {
+        let Some(pause) = &self.paused else {
+            return Ok(());
+        };
+        if now < pause.until && self.conns.len() >= pause.below {
+            return Ok(());
+        }
+        self.paused = None;
+        if self.reserve.is_none() {
+            self.reserve = take_reserve();
+        }
+        for (i, listener) in self.listeners.iter().enumerate() {
+            epoll::modify(
+                &self.epoll,
+                listener,
+                Token::Listener(i).encode(),
+                epoll::EventFlags::IN,
+            )?;
         }
         Ok(())
     }
@@ -336,13 +503,23 @@ impl<'a> Worker<'a> {
             | epoll::EventFlags::OUT
             | epoll::EventFlags::RDHUP
             | epoll::EventFlags::ET;
-        epoll::add(
-            &self.epoll,
-            &fd,
-            epoll::EventData::new_u64(entry.key() as u64),
-            flags,
-        )?;
+        match epoll::add(&self.epoll, &fd, Token::Conn(entry.key()).encode(), flags) {
+            Ok(()) => {}
+            // Out of memory for the epoll item: drop this client, keep serving.
+            Err(Errno::NOMEM | Errno::NOSPC) => return Ok(()),
+            Err(e) => return Err(e.into()),
+        }
         entry.insert(Conn::new(fd, now, &self.limits));
         Ok(())
     }
+}
+
+/// A descriptor to hold in reserve (see [`Worker::reserve`]).
+fn take_reserve() -> Option<OwnedFd> {
+    rustix::fs::open(
+        "/dev/null",
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .ok()
 }

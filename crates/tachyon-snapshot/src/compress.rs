@@ -113,7 +113,7 @@ struct Generations {
     generation: u64,
     /// (coding, hash, length) → the encoding (None: not worth it) and the
     /// last generation that used it.
-    entries: HashMap<(Coding, u64, u64), (Option<Bytes>, u64)>,
+    entries: HashMap<(Coding, u128, u64), (Option<Bytes>, u64)>,
 }
 
 impl EncodeCache {
@@ -123,9 +123,10 @@ impl EncodeCache {
         inner.generation += 1;
     }
 
-    /// `data` (whose xxh3 is `hash`) encoded with `coding`, from the cache
+    /// `data` (whose xxh3-128 is `hash`: 64 bits would make a collision
+    /// between two files of one length serve one's encoding for the other) encoded with `coding`, from the cache
     /// or built now and remembered.
-    pub(crate) fn encode(&self, coding: Coding, data: &Bytes, hash: u64) -> Option<Bytes> {
+    pub(crate) fn encode(&self, coding: Coding, data: &Bytes, hash: u128) -> Option<Bytes> {
         let key = (coding, hash, data.len() as u64);
         {
             let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());

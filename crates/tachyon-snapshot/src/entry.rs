@@ -1,19 +1,20 @@
 //! What one site path resolves to, with everything its responses need
 //! computed at load time.
 
-use std::fs::File;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use tachyon_http::encoding::Coding;
 use tachyon_http::Status;
 
+use crate::disk::DiskBody;
+
 /// A site path's meaning.
 #[derive(Debug, Clone)]
 pub enum Entry {
     /// A regular file (also used for `/dir/` when it has an index file, and
     /// for `/about` when clean URLs map it to `about.html`).
-    File(Arc<FileEntry>),
+    File(Arc<Representation>),
     /// A directory named without its trailing slash (301 to `/dir/`, so that
     /// relative links resolve), or a configured redirect rule. `location` is
     /// percent-encoded; the request's query is appended when it has none.
@@ -21,25 +22,27 @@ pub enum Entry {
     /// A directory without an index file, with listing enabled: the page
     /// for people and the JSON for programs (`Accept: application/json`).
     Listing {
-        html: Arc<FileEntry>,
-        json: Arc<FileEntry>,
+        html: Arc<Representation>,
+        json: Arc<Representation>,
     },
 }
 
-/// Where a representation's bytes live.
-#[derive(Debug)]
+/// Where a representation's bytes live; cloning shares them.
+#[derive(Debug, Clone)]
 pub enum Body {
     /// Read (or compressed) at load time; served from memory.
     Memory(Bytes),
     /// Beyond the memory budget: a file kept open at load time, served with
-    /// sendfile. Its length is fixed at load; if the file shrinks later the
-    /// server sees a short sendfile and closes the connection.
-    Disk(File),
+    /// sendfile. Shared by a precompressed sibling's own entry and the
+    /// encoding it provides, so the file is opened once. A send checks it
+    /// against its load-time stamp (see [`DiskBody::unchanged`]).
+    Disk(Arc<DiskBody>),
 }
 
-/// One representation of a file and its precomputed response parts.
+/// One representation of a resource (the identity or one content coding)
+/// and its precomputed response parts.
 #[derive(Debug)]
-pub struct FileEntry {
+pub struct Representation {
     pub body: Body,
     /// Length in bytes, as of load time.
     pub len: u64,
@@ -70,10 +73,26 @@ pub struct FileEntry {
 #[derive(Debug)]
 pub struct Encoded {
     pub coding: Coding,
-    pub entry: Arc<FileEntry>,
+    pub entry: Arc<Representation>,
 }
 
-impl FileEntry {
+impl Representation {
+    /// A bare in-memory representation with no header fields: for synthetic
+    /// bodies and tests, never for site files.
+    pub fn in_memory(bytes: Bytes) -> Representation {
+        Representation {
+            len: bytes.len() as u64,
+            body: Body::Memory(bytes),
+            etag: Box::from(&b"\"\""[..]),
+            last_modified: 0,
+            content_type: Box::from("application/octet-stream"),
+            validator_fields: Box::default(),
+            encoding_field: b"",
+            head_200: Box::default(),
+            encoded: Box::default(),
+        }
+    }
+
     /// The in-memory body, if this representation has one.
     #[inline]
     pub fn memory(&self) -> Option<&Bytes> {
@@ -89,7 +108,7 @@ impl FileEntry {
     }
 
     /// The representation in `coding`, if the file has one.
-    pub fn encoding(&self, coding: Coding) -> Option<&Arc<FileEntry>> {
+    pub fn encoding(&self, coding: Coding) -> Option<&Arc<Representation>> {
         self.encoded
             .iter()
             .find(|e| e.coding == coding)

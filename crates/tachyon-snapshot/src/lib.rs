@@ -10,6 +10,7 @@
 //! is published, and a snapshot never changes; a reload builds a new one.
 
 mod compress;
+mod disk;
 mod entry;
 mod listing;
 mod load;
@@ -17,12 +18,14 @@ mod mime;
 mod rules;
 
 pub use compress::{Compression, EncodeCache};
-pub use entry::{Body, Encoded, Entry, FileEntry};
-pub use load::{LoadError, LoadOptions, LoadStats, Progress};
+pub use disk::DiskBody;
+pub use entry::{Body, Encoded, Entry, Representation};
+pub use load::{LoadError, LoadOptions, LoadStats, Progress, SkipReason, Skipped};
 pub use rules::{HeaderRule, RedirectRule, RuleError};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Site paths (decoded, normalized, see `tachyon_http::target`) to entries.
@@ -30,8 +33,10 @@ pub struct Snapshot {
     entries: HashMap<Box<[u8]>, Entry, foldhash::fast::RandomState>,
     root: PathBuf,
     stats: LoadStats,
-    fallback: Option<Arc<FileEntry>>,
-    not_found: Option<Arc<FileEntry>>,
+    fallback: Option<Arc<Representation>>,
+    not_found: Option<Arc<Representation>>,
+    /// Set by a send that found a disk-served file changed since load.
+    changed: Arc<AtomicBool>,
 }
 
 impl Snapshot {
@@ -59,18 +64,24 @@ impl Snapshot {
     }
 
     /// The file served with 200 for paths the site does not have (SPA routing).
-    pub fn fallback(&self) -> Option<&Arc<FileEntry>> {
+    pub fn fallback(&self) -> Option<&Arc<Representation>> {
         self.fallback.as_ref()
     }
 
     /// The file whose content is the body of 404 responses.
-    pub fn not_found_page(&self) -> Option<&Arc<FileEntry>> {
+    pub fn not_found_page(&self) -> Option<&Arc<Representation>> {
         self.not_found.as_ref()
     }
 
     /// The canonical root this snapshot was built from.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// True once a send found a disk-served file of this snapshot no longer
+    /// matching its load-time stamp: time to build a new generation.
+    pub fn has_changed_files(&self) -> bool {
+        self.changed.load(Ordering::Relaxed)
     }
 
     /// What loading found and how long it took.

@@ -5,12 +5,13 @@
 //! followed (only those whose target is inside the root, unless allowed), how
 //! much body data is held in memory, and what each directory maps to.
 
-use std::collections::{HashMap, HashSet};
-use std::fs::File;
+use std::collections::HashMap;
 use std::io::{self, Read};
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -22,7 +23,8 @@ use tachyon_http::response::COMMON_HEADERS;
 use tachyon_http::Status;
 
 use crate::compress::{self, Compression, EncodeCache};
-use crate::entry::{Body, Encoded, Entry, FileEntry};
+use crate::disk::{self, DiskBody, OpenError};
+use crate::entry::{Body, Encoded, Entry, Representation};
 use crate::listing::{self, Child};
 use crate::mime;
 use crate::rules::{HeaderRule, RedirectRule};
@@ -88,9 +90,59 @@ pub struct LoadStats {
     /// Per coding (in [`Coding::ALL`] order): representations and their bytes.
     pub encoded_files: [usize; 3],
     pub encoded_bytes: [u64; 3],
-    /// Entries skipped (dotfiles, outside symlinks, unreadable files).
-    pub skipped: usize,
+    /// Encodings built but dropped because the memory budget was spent.
+    pub encodings_over_budget: usize,
+    /// What the serving policy left out, and why.
+    pub skipped: Vec<Skipped>,
     pub elapsed: Duration,
+}
+
+/// A path the snapshot does not serve, and why.
+#[derive(Debug, Clone)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: SkipReason,
+}
+
+/// Why a path the walk met is not served. None of these is an error: they
+/// are the policy, and a reload that meets them still publishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// A name starting with a dot.
+    Hidden,
+    /// A symlink whose target is a dotfile or lies in a hidden directory.
+    HiddenTarget,
+    /// A symlink whose target is outside the root.
+    OutsideRoot,
+    /// A symlink loop.
+    Loop,
+    /// A FIFO, socket or device.
+    NotRegular,
+    /// A dangling symlink, or a file deleted while the walk ran.
+    Missing,
+}
+
+impl SkipReason {
+    /// What the summary says about it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SkipReason::Hidden => "dotfiles",
+            SkipReason::HiddenTarget => "symlinks to dotfiles",
+            SkipReason::OutsideRoot => "symlinks leaving the root",
+            SkipReason::Loop => "symlink loops",
+            SkipReason::NotRegular => "not regular files",
+            SkipReason::Missing => "dangling symlinks or files that vanished",
+        }
+    }
+
+    /// The option that would serve it, if any.
+    pub fn option(self) -> Option<&'static str> {
+        match self {
+            SkipReason::Hidden | SkipReason::HiddenTarget => Some("--dotfiles"),
+            SkipReason::OutsideRoot => Some("--follow-outside-symlinks"),
+            _ => None,
+        }
+    }
 }
 
 /// How far a load has got, readable from another thread while it runs: the
@@ -103,7 +155,8 @@ pub struct Progress {
     pub done: AtomicUsize,
 }
 
-/// Why a snapshot could not be built.
+/// Why a snapshot could not be built. A failed build publishes nothing: the
+/// previous generation keeps serving.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("cannot open document root {path}: {source}")]
@@ -112,6 +165,10 @@ pub enum LoadError {
     NotADirectory(PathBuf),
     #[error("walking {path}: {source}")]
     Walk { path: PathBuf, source: io::Error },
+    #[error("reading {path}: {source}")]
+    Read { path: PathBuf, source: io::Error },
+    #[error("{path} changed while it was being loaded")]
+    Changed { path: PathBuf },
     #[error("{key} = {path:?}: no such file in the document root")]
     MissingPage { key: &'static str, path: String },
 }
@@ -119,17 +176,27 @@ pub enum LoadError {
 /// A regular file found by the walk.
 struct Found {
     path: PathBuf,
+    /// Where it really is, when the walk reached it through a symlink (the
+    /// file's own name or a directory above it): opening resolves beneath
+    /// the root, where an absolute symlink is refused even if it points
+    /// inside, so the real path is what is opened.
+    real: Option<PathBuf>,
     key: Vec<u8>,
     len: u64,
-    modified: u64,
+    /// Device and inode the walk saw: the open must find the same file.
+    id: (u64, u64),
     in_memory: bool,
 }
 
 /// A representation's bytes before its head is built.
+#[derive(Clone)]
 struct Raw {
     body: Body,
     len: u64,
-    hash: u64,
+    /// xxh3-128 of the bytes: the ETag shows 64 bits of it, the encoding
+    /// cache is keyed by all 128.
+    hash: u128,
+    modified: u64,
 }
 
 /// What every representation of one resource shares.
@@ -138,6 +205,15 @@ struct Meta {
     content_type: String,
     /// Cache-Control, then configured header lines, each ending in CRLF.
     fields: Vec<u8>,
+}
+
+/// What the walk found.
+#[derive(Default)]
+struct Walked {
+    found: Vec<Found>,
+    directories: Vec<Vec<u8>>,
+    children: HashMap<Vec<u8>, Vec<Child>>,
+    skipped: Vec<Skipped>,
 }
 
 pub(crate) fn load(
@@ -174,99 +250,54 @@ fn load_generation(
     if !meta.is_dir() {
         return Err(LoadError::NotADirectory(root));
     }
-    let mut stats = LoadStats::default();
-    let mut found: Vec<Found> = Vec::new();
-    let mut directories: Vec<Vec<u8>> = Vec::new();
-    let mut children: HashMap<Vec<u8>, Vec<Child>> = HashMap::new();
-    let mut budget = options.max_memory;
-
-    let pruned = std::cell::Cell::new(0usize);
-    // Pruning here, not in the loop, stops the walk from descending into a
-    // hidden directory or a symlinked directory that leaves the root.
-    let walker = walkdir::WalkDir::new(&root)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| {
-            let allowed = e.depth() == 0
-                || ((options.serve_dotfiles || visible(e.file_name().as_bytes()))
-                    && (options.follow_outside_symlinks
-                        || !e.path_is_symlink()
-                        || inside(&root, e.path())));
-            if !allowed {
-                pruned.set(pruned.get() + 1);
-            }
-            allowed
-        });
-    for item in walker {
-        let Ok(item) = item else {
-            // A symlink loop or an unreadable subdirectory: skip it, serve the rest.
-            stats.skipped += 1;
-            continue;
-        };
-        let path = item.path();
-        let key = site_key(&root, path);
-        let is_dir = item.file_type().is_dir();
-        if !is_dir && !item.file_type().is_file() {
-            continue; // sockets, fifos, devices are never served
-        }
-        let Ok(metadata) = item.metadata() else {
-            stats.skipped += 1;
-            continue;
-        };
-        let modified = seconds(metadata.modified().unwrap_or(SystemTime::UNIX_EPOCH));
-        if item.depth() > 0 {
-            if let Some(parent) = path.parent() {
-                children
-                    .entry(site_key(&root, parent))
-                    .or_default()
-                    .push(Child {
-                        name: item.file_name().to_string_lossy().into_owned(),
-                        is_dir,
-                        size: metadata.len(),
-                        modified,
-                    });
-            }
-        }
-        if is_dir {
-            stats.directories += 1;
-            directories.push(key);
-            continue;
-        }
-        let len = metadata.len();
-        // The budget is handed out in walk order, before the parallel read.
-        let in_memory = len <= options.max_file_in_memory && len <= budget;
-        if in_memory {
-            budget -= len;
-        }
-        found.push(Found {
-            path: path.to_path_buf(),
-            key,
-            len,
-            modified,
-            in_memory,
-        });
-    }
+    let root_dir = disk::open_root(&root).map_err(|source| LoadError::Root {
+        path: root.clone(),
+        source,
+    })?;
+    let mut walked = walk(&root, options)?;
+    let changed = Arc::new(AtomicBool::new(false));
+    progress.files.store(walked.found.len(), Ordering::Relaxed);
 
     // Reading, hashing and compressing are independent per file: spread them
-    // over the cores (brotli at quality 11 dominates the load time).
-    let keys: HashSet<&[u8]> = found.iter().map(|f| f.key.as_slice()).collect();
-    progress.files.store(found.len(), Ordering::Relaxed);
-    let loaded: Vec<io::Result<FileEntry>> = found
+    // over the cores. Every file is read once, siblings included, so that a
+    // `.gz` beside a file is one body serving two entries.
+    let raws: Vec<Raw> = walked
+        .found
         .par_iter()
-        .map(|f| {
-            let file = load_file(f, &keys, options, cache);
+        .map(|f| read(&root_dir, &root, f, &changed))
+        .collect::<Result<_, _>>()?;
+    let by_key: HashMap<&[u8], &Raw> = walked
+        .found
+        .iter()
+        .zip(&raws)
+        .map(|(f, raw)| (f.key.as_slice(), raw))
+        .collect();
+    let identity_bytes: u64 = raws
+        .iter()
+        .filter(|r| matches!(r.body, Body::Memory(_)))
+        .map(|r| r.len)
+        .sum();
+    // Encodings are charged to the same budget, after every identity body.
+    let budget = AtomicU64::new(options.max_memory.saturating_sub(identity_bytes));
+    let over_budget = AtomicUsize::new(0);
+    let files: Vec<Representation> = walked
+        .found
+        .par_iter()
+        .zip(&raws)
+        .map(|(f, raw)| {
+            let file = represent_file(f, raw, &by_key, options, cache, &budget, &over_budget);
             progress.done.fetch_add(1, Ordering::Relaxed);
             file
         })
         .collect();
 
+    let mut stats = LoadStats {
+        directories: walked.directories.len(),
+        encodings_over_budget: over_budget.into_inner(),
+        ..LoadStats::default()
+    };
     let mut entries: HashMap<Box<[u8]>, Entry, _> = HashMap::default();
-    for (f, result) in found.iter().zip(loaded) {
-        let Ok(file) = result else {
-            stats.skipped += 1;
-            continue;
-        };
+    for (f, file) in walked.found.iter().zip(files) {
         stats.files += 1;
         match &file.body {
             Body::Memory(b) => stats.bytes_in_memory += b.len() as u64,
@@ -285,9 +316,363 @@ fn load_generation(
             Entry::File(Arc::new(file)),
         );
     }
+    add_directories(
+        &mut entries,
+        std::mem::take(&mut walked.directories),
+        &mut walked.children,
+        options,
+    );
+    if options.clean_urls {
+        add_clean_urls(&mut entries);
+    }
+    for rule in &options.redirects {
+        entries.insert(
+            rule.from.clone().into_boxed_slice(),
+            Entry::Redirect {
+                status: rule.status,
+                location: rule.to.clone().into_boxed_slice(),
+            },
+        );
+    }
+    let page = |key: &'static str, path: &Option<String>| match path {
+        None => Ok(None),
+        Some(p) => match entries.get(p.as_bytes()) {
+            Some(Entry::File(f)) => Ok(Some(Arc::clone(f))),
+            _ => Err(LoadError::MissingPage {
+                key,
+                path: p.clone(),
+            }),
+        },
+    };
+    let fallback = page("fallback", &options.fallback)?;
+    let not_found = page("not_found_page", &options.not_found_page)?;
 
+    stats.skipped = walked.skipped;
+    stats.elapsed = started.elapsed();
+    Ok(Snapshot {
+        entries,
+        root,
+        stats,
+        fallback,
+        not_found,
+        changed,
+    })
+}
+
+/// Walks the root in name order, applying the visibility policy. Only a
+/// file that vanished mid-walk, and what the policy leaves out, are skipped;
+/// any other error fails the build.
+fn walk(root: &Path, options: &LoadOptions) -> Result<Walked, LoadError> {
+    let mut walked = Walked::default();
+    let mut budget = options.max_memory;
+    // Directories the walk entered through a symlink; everything under them
+    // is reached through it too.
+    let mut linked_dirs: std::collections::HashSet<PathBuf> = Default::default();
+    let pruned = std::cell::RefCell::new(Vec::new());
+    // Pruning here, not in the loop, stops the walk from descending into a
+    // hidden directory or a symlinked directory that leaves the root.
+    let walker = walkdir::WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            if e.depth() == 0 {
+                return true;
+            }
+            let reason = refusal(root, e, options);
+            if let Some(reason) = reason {
+                pruned.borrow_mut().push(Skipped {
+                    path: e.path().to_path_buf(),
+                    reason,
+                });
+            }
+            reason.is_none()
+        });
+    for item in walker {
+        let item = match item {
+            Ok(item) => item,
+            Err(err) => {
+                let path = err.path().map(Path::to_path_buf).unwrap_or_default();
+                let reason = if err.loop_ancestor().is_some() {
+                    SkipReason::Loop
+                } else if err
+                    .io_error()
+                    .is_some_and(|e| e.kind() == io::ErrorKind::NotFound)
+                {
+                    SkipReason::Missing
+                } else {
+                    return Err(LoadError::Walk {
+                        path,
+                        source: err
+                            .into_io_error()
+                            .unwrap_or_else(|| io::Error::other("walk")),
+                    });
+                };
+                walked.skipped.push(Skipped { path, reason });
+                continue;
+            }
+        };
+        let path = item.path();
+        let key = site_key(root, path);
+        let is_dir = item.file_type().is_dir();
+        if !is_dir && !item.file_type().is_file() {
+            walked.skipped.push(Skipped {
+                path: path.to_path_buf(),
+                reason: SkipReason::NotRegular,
+            });
+            continue;
+        }
+        let metadata = match item.metadata() {
+            Ok(m) => m,
+            Err(err)
+                if err
+                    .io_error()
+                    .is_some_and(|e| e.kind() == io::ErrorKind::NotFound) =>
+            {
+                walked.skipped.push(Skipped {
+                    path: path.to_path_buf(),
+                    reason: SkipReason::Missing,
+                });
+                continue;
+            }
+            Err(err) => {
+                return Err(LoadError::Walk {
+                    path: path.to_path_buf(),
+                    source: err
+                        .into_io_error()
+                        .unwrap_or_else(|| io::Error::other("stat")),
+                })
+            }
+        };
+        let modified = seconds(metadata.modified().unwrap_or(SystemTime::UNIX_EPOCH));
+        if item.depth() > 0 {
+            if let Some(parent) = path.parent() {
+                walked
+                    .children
+                    .entry(site_key(root, parent))
+                    .or_default()
+                    .push(Child {
+                        name: item.file_name().to_string_lossy().into_owned(),
+                        is_dir,
+                        size: metadata.len(),
+                        modified,
+                    });
+            }
+        }
+        let via_link =
+            item.path_is_symlink() || path.parent().is_some_and(|p| linked_dirs.contains(p));
+        if is_dir {
+            if via_link {
+                linked_dirs.insert(path.to_path_buf());
+            }
+            walked.directories.push(key);
+            continue;
+        }
+        let real = match via_link.then(|| path.canonicalize()) {
+            None => None,
+            Some(Ok(real)) => Some(real),
+            Some(Err(e)) if e.kind() == io::ErrorKind::NotFound => {
+                walked.skipped.push(Skipped {
+                    path: path.to_path_buf(),
+                    reason: SkipReason::Missing,
+                });
+                continue;
+            }
+            Some(Err(source)) => {
+                return Err(LoadError::Walk {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
+        };
+        let len = metadata.len();
+        // The budget is handed out in walk order, before the parallel read.
+        let in_memory = len <= options.max_file_in_memory && len <= budget;
+        if in_memory {
+            budget -= len;
+        }
+        walked.found.push(Found {
+            path: path.to_path_buf(),
+            real,
+            key,
+            len,
+            id: (metadata.dev(), metadata.ino()),
+            in_memory,
+        });
+    }
+    walked.skipped.append(&mut pruned.into_inner());
+    Ok(walked)
+}
+
+/// Why the walk must not serve (or descend into) `e`, if it must not.
+fn refusal(root: &Path, e: &walkdir::DirEntry, options: &LoadOptions) -> Option<SkipReason> {
+    if !options.serve_dotfiles && !visible(e.file_name().as_bytes()) {
+        return Some(SkipReason::Hidden);
+    }
+    if !e.path_is_symlink() {
+        return None;
+    }
+    // The policy applies to where a symlink leads, not only to its name:
+    // `pub.txt -> .env` must not expose `.env`.
+    let Ok(real) = e.path().canonicalize() else {
+        return Some(SkipReason::Missing);
+    };
+    let within = real.strip_prefix(root).ok();
+    if within.is_none() && !options.follow_outside_symlinks {
+        return Some(SkipReason::OutsideRoot);
+    }
+    let shown = within.unwrap_or(&real);
+    let hidden = shown
+        .components()
+        .any(|c| !visible(c.as_os_str().as_bytes()) && c.as_os_str() != "/");
+    (hidden && !options.serve_dotfiles).then_some(SkipReason::HiddenTarget)
+}
+
+/// Opens and reads (or hashes, for a disk-served body) one file, checking
+/// that it is the file the walk saw and that it did not change meanwhile.
+fn read(
+    root_dir: &OwnedFd,
+    root: &Path,
+    f: &Found,
+    changed: &Arc<AtomicBool>,
+) -> Result<Raw, LoadError> {
+    let real = f.real.as_deref().unwrap_or(&f.path);
+    let (relative, beneath) = match real.strip_prefix(root) {
+        Ok(relative) => (relative, true),
+        // Only reachable with follow_outside_symlinks (the walk refused
+        // such links otherwise).
+        Err(_) => (real, false),
+    };
+    let read_error = |source: io::Error| LoadError::Read {
+        path: f.path.clone(),
+        source,
+    };
+    let (mut file, stamp) = match disk::open(root_dir, relative, real, beneath) {
+        Ok(opened) => opened,
+        // Between the walk and the open, the path was deleted or swapped
+        // for something the policy refuses: this generation would not
+        // match the tree, and the change has queued another reload.
+        Err(OpenError::Vanished | OpenError::Refused) => {
+            return Err(LoadError::Changed {
+                path: f.path.clone(),
+            })
+        }
+        Err(OpenError::Failed(source)) => return Err(read_error(source)),
+    };
+    if stamp.id() != f.id || stamp.size() != f.len {
+        return Err(LoadError::Changed {
+            path: f.path.clone(),
+        });
+    }
+    let modified = stamp.modified();
+    if f.in_memory {
+        let mut data = Vec::with_capacity(f.len as usize);
+        file.read_to_end(&mut data).map_err(read_error)?;
+        if data.len() as u64 != f.len {
+            return Err(LoadError::Changed {
+                path: f.path.clone(),
+            });
+        }
+        let mut raw = raw(data);
+        raw.modified = modified;
+        return Ok(raw);
+    }
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut chunk = vec![0u8; 256 * 1024];
+    let mut read = 0u64;
+    loop {
+        let n = file.read(&mut chunk).map_err(read_error)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&chunk[..n]);
+        read += n as u64;
+    }
+    let body = DiskBody::new(file, stamp, Arc::clone(changed));
+    // Hashed bytes must be the bytes that will be sent: a write during the
+    // hash moved the file's change time.
+    if read != f.len || !body.unchanged() {
+        return Err(LoadError::Changed {
+            path: f.path.clone(),
+        });
+    }
+    Ok(Raw {
+        body: Body::Disk(Arc::new(body)),
+        len: f.len,
+        hash: hasher.digest128(),
+        modified,
+    })
+}
+
+/// Builds one file's representations: its identity, the precompressed
+/// siblings read beside it, and the codings built here while the memory
+/// budget lasts.
+fn represent_file(
+    f: &Found,
+    identity: &Raw,
+    by_key: &HashMap<&[u8], &Raw>,
+    options: &LoadOptions,
+    cache: &EncodeCache,
+    budget: &AtomicU64,
+    over_budget: &AtomicUsize,
+) -> Representation {
+    let content_type = mime::content_type(&f.path);
+    let site_path = String::from_utf8_lossy(&f.key);
+    let cache_control = mime::cache_control(&f.path, &content_type);
+    let meta = meta(
+        &site_path,
+        cache_control,
+        content_type,
+        identity.modified,
+        options,
+    );
+    let mut encoded = Vec::new();
+    for coding in Coding::ALL {
+        let mut sibling = f.key.clone();
+        sibling.extend_from_slice(coding.suffix().as_bytes());
+        if let Some(raw) = by_key.get(sibling.as_slice()) {
+            // A precompressed sibling wins over building one (nginx's
+            // gzip_static): the site owner chose its settings. Its body is
+            // the sibling entry's own, already counted.
+            encoded.push((coding, (*raw).clone()));
+            continue;
+        }
+        if let (Body::Memory(data), true) = (
+            &identity.body,
+            worth_encoding(&meta, options, coding, identity.len),
+        ) {
+            if budget.load(Ordering::Relaxed) == 0 {
+                over_budget.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            if let Some(bytes) = cache.encode(coding, data, identity.hash) {
+                let len = bytes.len() as u64;
+                let charged = budget
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                        left.checked_sub(len)
+                    })
+                    .is_ok();
+                if charged {
+                    let mut raw = raw_bytes(bytes);
+                    raw.modified = identity.modified;
+                    encoded.push((coding, raw));
+                } else {
+                    over_budget.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+    assemble(identity.clone(), encoded, &meta)
+}
+
+/// `/dir/` serves the first index file (or a listing); `/dir` redirects to `/dir/`.
+fn add_directories(
+    entries: &mut HashMap<Box<[u8]>, Entry, foldhash::fast::RandomState>,
+    directories: Vec<Vec<u8>>,
+    children: &mut HashMap<Vec<u8>, Vec<Child>>,
+    options: &LoadOptions,
+) {
     for dir in directories {
-        // `/dir/` serves the first index file (or a listing); `/dir` redirects to `/dir/`.
         let mut slash = dir.clone();
         if slash.last() != Some(&b'/') {
             slash.push(b'/');
@@ -318,59 +703,23 @@ fn load_generation(
             );
         }
     }
+}
 
-    if options.clean_urls {
-        // `/about` → `about.html`, unless a file or directory is `/about`.
-        let aliases: Vec<(Box<[u8]>, Entry)> = entries
-            .iter()
-            .filter_map(|(key, entry)| {
-                let stem = key.strip_suffix(b".html")?;
-                (!stem.ends_with(b"/") && !entries.contains_key(stem))
-                    .then(|| (stem.to_vec().into_boxed_slice(), entry.clone()))
-            })
-            .collect();
-        entries.extend(aliases);
-    }
-    for rule in &options.redirects {
-        entries.insert(
-            rule.from.clone().into_boxed_slice(),
-            Entry::Redirect {
-                status: rule.status,
-                location: rule.to.clone().into_boxed_slice(),
-            },
-        );
-    }
-    let page = |key: &'static str, path: &Option<String>| match path {
-        None => Ok(None),
-        Some(p) => match entries.get(p.as_bytes()) {
-            Some(Entry::File(f)) => Ok(Some(Arc::clone(f))),
-            _ => Err(LoadError::MissingPage {
-                key,
-                path: p.clone(),
-            }),
-        },
-    };
-    let fallback = page("fallback", &options.fallback)?;
-    let not_found = page("not_found_page", &options.not_found_page)?;
-
-    stats.skipped += pruned.get();
-    stats.elapsed = started.elapsed();
-    Ok(Snapshot {
-        entries,
-        root,
-        stats,
-        fallback,
-        not_found,
-    })
+/// `/about` → `about.html`, unless a file or directory is `/about`.
+fn add_clean_urls(entries: &mut HashMap<Box<[u8]>, Entry, foldhash::fast::RandomState>) {
+    let aliases: Vec<(Box<[u8]>, Entry)> = entries
+        .iter()
+        .filter_map(|(key, entry)| {
+            let stem = key.strip_suffix(b".html")?;
+            (!stem.ends_with(b"/") && !entries.contains_key(stem))
+                .then(|| (stem.to_vec().into_boxed_slice(), entry.clone()))
+        })
+        .collect();
+    entries.extend(aliases);
 }
 
 fn visible(name: &[u8]) -> bool {
     !name.starts_with(b".") || name == b".well-known"
-}
-
-/// Whether the real location of `path` is inside `root` (both canonical).
-fn inside(root: &Path, path: &Path) -> bool {
-    path.canonicalize().is_ok_and(|real| real.starts_with(root))
 }
 
 /// `/` + the path relative to the root, `/`-separated, as raw bytes.
@@ -379,44 +728,6 @@ fn site_key(root: &Path, path: &Path) -> Vec<u8> {
     let mut key = vec![b'/'];
     key.extend_from_slice(relative.as_os_str().as_bytes());
     key
-}
-
-/// Reads one file (and its precompressed siblings), builds its codings and
-/// its heads.
-fn load_file(
-    f: &Found,
-    keys: &HashSet<&[u8]>,
-    options: &LoadOptions,
-    cache: &EncodeCache,
-) -> io::Result<FileEntry> {
-    let identity = read(&f.path, f.len, f.in_memory)?;
-    let content_type = mime::content_type(&f.path);
-    let site_path = String::from_utf8_lossy(&f.key);
-    let meta = meta(&site_path, &f.path, content_type, f.modified, options);
-    let mut encoded = Vec::new();
-    for coding in Coding::ALL {
-        let mut sibling = f.key.clone();
-        sibling.extend_from_slice(coding.suffix().as_bytes());
-        if keys.contains(sibling.as_slice()) {
-            // A precompressed sibling wins over building one (nginx's
-            // gzip_static): the site owner chose its settings.
-            let mut path = f.path.clone().into_os_string();
-            path.push(coding.suffix());
-            let path = PathBuf::from(path);
-            let len = std::fs::metadata(&path)?.len();
-            encoded.push((coding, read(&path, len, f.in_memory)?));
-            continue;
-        }
-        if let (Body::Memory(data), true) = (
-            &identity.body,
-            worth_encoding(&meta, options, coding, f.len),
-        ) {
-            if let Some(bytes) = cache.encode(coding, data, identity.hash) {
-                encoded.push((coding, raw_bytes(bytes)));
-            }
-        }
-    }
-    Ok(assemble(identity, encoded, &meta))
 }
 
 fn worth_encoding(meta: &Meta, options: &LoadOptions, coding: Coding, len: u64) -> bool {
@@ -428,12 +739,12 @@ fn worth_encoding(meta: &Meta, options: &LoadOptions, coding: Coding, len: u64) 
 /// The Cache-Control and configured headers for a site path.
 fn meta(
     site_path: &str,
-    path: &Path,
+    default_cache_control: &str,
     content_type: String,
     modified: u64,
     options: &LoadOptions,
 ) -> Meta {
-    let mut cache_control = mime::cache_control(path, &content_type).to_string();
+    let mut cache_control = default_cache_control.to_string();
     let mut extra = Vec::new();
     for rule in options.header_rules.iter().filter(|r| r.matches(site_path)) {
         if let Some(value) = rule.cache_control() {
@@ -453,37 +764,6 @@ fn meta(
     }
 }
 
-fn read(path: &Path, len: u64, in_memory: bool) -> io::Result<Raw> {
-    let mut file = File::open(path)?;
-    if in_memory {
-        let mut data = Vec::with_capacity(len as usize);
-        file.read_to_end(&mut data)?;
-        if data.len() as u64 != len {
-            return Err(io::Error::other("file changed while reading"));
-        }
-        return Ok(raw(data));
-    }
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut chunk = vec![0u8; 256 * 1024];
-    let mut read = 0u64;
-    loop {
-        let n = file.read(&mut chunk)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&chunk[..n]);
-        read += n as u64;
-    }
-    if read != len {
-        return Err(io::Error::other("file changed while reading"));
-    }
-    Ok(Raw {
-        body: Body::Disk(file),
-        len,
-        hash: hasher.digest(),
-    })
-}
-
 fn raw(data: Vec<u8>) -> Raw {
     raw_bytes(Bytes::from(data))
 }
@@ -491,14 +771,15 @@ fn raw(data: Vec<u8>) -> Raw {
 fn raw_bytes(data: Bytes) -> Raw {
     Raw {
         len: data.len() as u64,
-        hash: xxhash_rust::xxh3::xxh3_64(&data),
+        hash: xxhash_rust::xxh3::xxh3_128(&data),
         body: Body::Memory(data),
+        modified: 0,
     }
 }
 
 /// Builds every representation's heads; all carry `Vary` when there is a
 /// choice (RFC 9110 §12.5.5), including identity and 304s.
-fn assemble(identity: Raw, encoded: Vec<(Coding, Raw)>, meta: &Meta) -> FileEntry {
+fn assemble(identity: Raw, encoded: Vec<(Coding, Raw)>, meta: &Meta) -> Representation {
     let vary = !encoded.is_empty();
     let encoded: Vec<Encoded> = encoded
         .into_iter()
@@ -516,12 +797,12 @@ fn represent(
     vary: bool,
     meta: &Meta,
     encoded: Vec<Encoded>,
-) -> FileEntry {
+) -> Representation {
     // Each coding's tag differs even if two hashes collided: the suffix
     // names the coding, as nginx and Apache do for their variants.
     let etag = match coding {
-        None => format!("\"{:016x}\"", raw.hash),
-        Some(c) => format!("\"{:016x}-{}\"", raw.hash, c.token()),
+        None => format!("\"{:016x}\"", raw.hash as u64),
+        Some(c) => format!("\"{:016x}-{}\"", raw.hash as u64, c.token()),
     }
     .into_bytes()
     .into_boxed_slice();
@@ -537,12 +818,7 @@ fn represent(
         fields.extend_from_slice(b"Vary: Accept-Encoding\r\n");
     }
     fields.extend_from_slice(b"Accept-Ranges: bytes\r\n");
-    let encoding_field: &'static [u8] = match coding {
-        None => b"",
-        Some(Coding::Br) => b"Content-Encoding: br\r\n",
-        Some(Coding::Zstd) => b"Content-Encoding: zstd\r\n",
-        Some(Coding::Gzip) => b"Content-Encoding: gzip\r\n",
-    };
+    let encoding_field: &'static [u8] = coding.map_or(b"", Coding::header_line);
 
     let mut head = Vec::with_capacity(fields.len() + 128);
     head.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
@@ -555,7 +831,7 @@ fn represent(
     head.extend_from_slice(raw.len.to_string().as_bytes());
     head.extend_from_slice(b"\r\n");
 
-    FileEntry {
+    Representation {
         body: raw.body,
         len: raw.len,
         etag,
@@ -573,16 +849,17 @@ fn listing_entry(slash: &[u8], children: &[Child], options: &LoadOptions) -> Ent
     let site_path = String::from_utf8_lossy(slash);
     let modified = children.iter().map(|c| c.modified).max().unwrap_or(0);
     let page = |body: String, content_type: &str| {
+        // A listing changes whenever the directory does (no-cache unless a
+        // rule says otherwise), and its HTML and JSON forms share the path.
+        // Configured headers (CSP, CORS) apply as to any file.
         let mut meta = meta(
             &site_path,
-            Path::new(""),
+            "no-cache",
             content_type.to_string(),
             modified,
             options,
         );
-        // A listing changes whenever the directory does, and its HTML and
-        // JSON forms share the path.
-        meta.fields = b"Cache-Control: no-cache\r\nVary: Accept\r\n".to_vec();
+        meta.fields.extend_from_slice(b"Vary: Accept\r\n");
         let data = body.into_bytes();
         let len = data.len() as u64;
         let mut encoded = Vec::new();
@@ -636,7 +913,7 @@ mod tests {
         dir
     }
 
-    fn file<'a>(snapshot: &'a Snapshot, key: &str) -> &'a FileEntry {
+    fn file<'a>(snapshot: &'a Snapshot, key: &str) -> &'a Representation {
         match snapshot.lookup(key.as_bytes()) {
             Some(Entry::File(f)) => f,
             other => panic!("{key}: expected a file, got {other:?}"),

@@ -43,7 +43,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(settings: Settings) -> anyhow::Result<()> {
+fn run(mut settings: Settings) -> anyhow::Result<()> {
+    // Before loading: a large site holds a descriptor per disk-served file.
+    let fd_limit = tachyon_server::raise_fd_limit();
     // Watching starts before loading, so an edit made during the load
     // triggers a rebuild instead of being missed.
     let watch = match settings.watch.then(|| Watch::start(&settings)) {
@@ -62,7 +64,15 @@ fn run(settings: Settings) -> anyhow::Result<()> {
         .collect();
     let hosts = load_hosts(&settings, &caches)?;
     let listeners = tachyon_server::bind_listeners(&settings.listen, settings.threads, 4096)?;
-    tachyon_server::raise_fd_limit();
+    let requested = settings.limits.max_connections;
+    settings.limits.max_connections =
+        tachyon_server::connection_cap(requested, fd_limit, settings.threads);
+    if settings.limits.max_connections < requested && !settings.quiet {
+        say(&format!(
+            "at most {} connections: the open-file limit is {fd_limit} (raise it with ulimit -n)",
+            settings.limits.max_connections
+        ));
+    }
     let root = hosts.default_site().root().display().to_string();
     if !settings.quiet {
         if settings.listing_by_default {
@@ -99,9 +109,7 @@ fn run(settings: Settings) -> anyhow::Result<()> {
     let signal_handle = signals.handle();
     let quiet = settings.quiet;
     let reloader = Reloader::new(site, settings, caches);
-    if let Some(watch) = watch {
-        reloader.watch(watch);
-    }
+    reloader.watch(watch);
     let signal_thread = std::thread::spawn(move || {
         for signal in signals.forever() {
             match signal {
@@ -204,12 +212,48 @@ pub(crate) fn summarize(snapshot: &Snapshot) {
         mib(s.bytes_in_memory),
         s.files_on_disk,
         mib(s.bytes_on_disk),
-        s.skipped,
+        s.skipped.len(),
         s.elapsed.as_millis()
     ));
+    for line in skipped_lines(&s.skipped) {
+        say(&line);
+    }
     if !encoded.is_empty() {
         say(&format!("compressed: {}", encoded.join(", ")));
     }
+}
+
+/// One line per kind of skipped path: how many, the first few, and the
+/// option that would serve them, so a page that breaks for a missing file
+/// does not leave its owner guessing.
+fn skipped_lines(skipped: &[tachyon_snapshot::Skipped]) -> Vec<String> {
+    const SHOWN: usize = 3;
+    let mut reasons: Vec<_> = skipped.iter().map(|s| s.reason).collect();
+    reasons.sort();
+    reasons.dedup();
+    reasons
+        .into_iter()
+        .map(|reason| {
+            let paths: Vec<_> = skipped.iter().filter(|s| s.reason == reason).collect();
+            let mut names: Vec<String> = paths
+                .iter()
+                .take(SHOWN)
+                .map(|s| s.path.display().to_string())
+                .collect();
+            if paths.len() > SHOWN {
+                names.push(format!("and {} more", paths.len() - SHOWN));
+            }
+            let hint = reason
+                .option()
+                .map_or(String::new(), |o| format!(" (served with {o})"));
+            format!(
+                "skipped {} {}{hint}: {}",
+                paths.len(),
+                reason.describe(),
+                names.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Prints a line to stdout, ignoring a closed or full pipe: a server must not

@@ -61,28 +61,22 @@ impl Reloader {
         }
     }
 
-    /// Runs `watch` until the process ends, rebuilding on its changes.
-    /// Returns at once, after starting the watcher thread.
-    pub fn watch(self: &Arc<Self>, watch: Watch) {
+    /// Starts the thread that rebuilds on changes (when `watch` is given)
+    /// and when a send finds a disk-served file changed since load. Returns
+    /// at once.
+    pub fn watch(self: &Arc<Self>, watch: Option<Watch>) {
         let this = Arc::clone(self);
         let spawned = std::thread::Builder::new()
             .name("tachyon-watch".into())
-            .spawn(move || {
-                if let Err(err) = this.watch_loop(watch) {
-                    crate::warn(&format!("not watching for changes: {err}"));
-                }
-            });
+            .spawn(move || this.watch_loop(watch));
         if let Err(err) = spawned {
             crate::warn(&format!("not watching for changes: {err}"));
         }
     }
 
-    fn watch_loop(&self, watch: Watch) -> notify::Result<()> {
-        let Watch {
-            mut watcher,
-            rx,
-            mut watched,
-        } = watch;
+    /// Never returns while the process runs: a watch that fails is logged
+    /// and set up again at the next poll, so reloading cannot silently stop.
+    fn watch_loop(&self, mut watch: Option<Watch>) {
         let mut dirty_since: Option<Instant> = None;
         let mut last_poll = Instant::now();
         loop {
@@ -90,7 +84,14 @@ impl Reloader {
                 Some(_) => DEBOUNCE,
                 None => ROOT_POLL,
             };
-            match rx.recv_timeout(wait) {
+            let event = match &watch {
+                Some(w) => w.rx.recv_timeout(wait),
+                None => {
+                    std::thread::sleep(wait);
+                    Err(RecvTimeoutError::Timeout)
+                }
+            };
+            match event {
                 Ok(()) => {
                     let since = *dirty_since.get_or_insert_with(Instant::now);
                     // Keep draining: the build waits for a quiet period, but
@@ -100,23 +101,28 @@ impl Reloader {
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                Err(RecvTimeoutError::Disconnected) => {
+                    crate::warn("the file watcher stopped; setting it up again");
+                    watch = Watch::start(&self.settings).ok();
+                }
             }
             if dirty_since.take().is_some() {
                 self.reload("files changed");
             }
-            if last_poll.elapsed() >= ROOT_POLL {
-                last_poll = Instant::now();
-                let now = resolve_roots(&self.settings);
-                if now != watched {
-                    for root in &watched {
-                        let _ = watcher.unwatch(root);
-                    }
-                    for root in &now {
-                        watcher.watch(root, RecursiveMode::Recursive)?;
-                    }
-                    watched = now;
-                    self.reload("a root now points elsewhere");
+            if last_poll.elapsed() < ROOT_POLL {
+                continue;
+            }
+            last_poll = Instant::now();
+            let hosts = self.site.hosts();
+            let stale = std::iter::once(hosts.default_site())
+                .chain(hosts.virtual_sites())
+                .any(|s| s.has_changed_files());
+            if stale {
+                self.reload("a disk-served file changed since it was loaded");
+            }
+            if let Some(w) = &mut watch {
+                if let Some(why) = w.refresh(&self.settings) {
+                    self.reload(why);
                 }
             }
         }
@@ -128,28 +134,105 @@ impl Reloader {
 pub struct Watch {
     watcher: notify::RecommendedWatcher,
     rx: mpsc::Receiver<()>,
-    watched: Vec<PathBuf>,
+    /// Each root as resolved, with the identity of the directory watched
+    /// (`None` while it could not be watched).
+    watched: Vec<(PathBuf, Option<RootId>)>,
+    /// The last watch error, so each is logged once, not every second.
+    failing: Option<String>,
 }
+
+/// Device and inode of a root directory: a root deleted and recreated at
+/// the same path is a new directory, and its inotify watch died with the
+/// old one.
+type RootId = (u64, u64);
 
 impl Watch {
     pub fn start(settings: &Settings) -> notify::Result<Watch> {
         let (tx, rx) = mpsc::channel();
-        let mut watcher =
-            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-                if event.is_ok_and(|e| changes_content(&e.kind)) {
-                    let _ = tx.send(());
-                }
-            })?;
-        let watched = resolve_roots(settings);
-        for root in &watched {
-            watcher.watch(root, RecursiveMode::Recursive)?;
-        }
-        Ok(Watch {
+        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            if event.is_ok_and(|e| changes_content(&e.kind)) {
+                let _ = tx.send(());
+            }
+        })?;
+        let mut watch = Watch {
             watcher,
             rx,
-            watched,
-        })
+            watched: Vec::new(),
+            failing: None,
+        };
+        watch.refresh(settings);
+        if let Some(err) = &watch.failing {
+            return Err(notify::Error::generic(err));
+        }
+        Ok(watch)
     }
+
+    /// Re-resolves every root and (re)establishes the watches that moved,
+    /// were recreated or failed before. Returns why a reload is due, if one is.
+    fn refresh(&mut self, settings: &Settings) -> Option<&'static str> {
+        let now: Vec<(PathBuf, Option<RootId>)> = resolve_roots(settings)
+            .into_iter()
+            .map(|root| {
+                let id = root_id(&root);
+                (root, id)
+            })
+            .collect();
+        if now == self.watched && self.failing.is_none() {
+            return None;
+        }
+        let first = self.watched.is_empty();
+        let changed = now != self.watched;
+        let moved = now
+            .iter()
+            .map(|(p, _)| p)
+            .ne(self.watched.iter().map(|(p, _)| p));
+        for (root, _) in &self.watched {
+            let _ = self.watcher.unwatch(root);
+        }
+        let mut failing = None;
+        let mut watched = Vec::with_capacity(now.len());
+        for (root, id) in now {
+            let id = match id.map(|_| self.watcher.watch(&root, RecursiveMode::Recursive)) {
+                Some(Ok(())) => id,
+                Some(Err(err)) => {
+                    failing = Some(format!("cannot watch {}: {err}", root.display()));
+                    None
+                }
+                None => {
+                    failing = Some(format!("cannot watch {}: it is missing", root.display()));
+                    None
+                }
+            };
+            watched.push((root, id));
+        }
+        if failing != self.failing {
+            match &failing {
+                Some(err) if !first => crate::warn(&format!("{err}; retrying every second")),
+                Some(_) => {}
+                None if self.failing.is_some() => crate::warn("watching for changes again"),
+                None => {}
+            }
+        }
+        self.failing = failing;
+        self.watched = watched;
+        // While a root is missing the old generation keeps serving; the
+        // rebuild comes when it is back.
+        if first || !changed || self.failing.is_some() {
+            None
+        } else if moved {
+            Some("a root now points elsewhere")
+        } else {
+            Some("a root was recreated or could be watched again")
+        }
+    }
+}
+
+fn root_id(root: &std::path::Path) -> Option<RootId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(root)
+        .ok()
+        .filter(|m| m.is_dir())
+        .map(|m| (m.dev(), m.ino()))
 }
 
 /// Every root (the default site's, then the virtual hosts'), resolved.

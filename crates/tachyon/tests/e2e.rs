@@ -16,6 +16,8 @@ mod conditional;
 mod encoding;
 #[path = "e2e/errors.rs"]
 mod errors;
+#[path = "e2e/faults.rs"]
+mod faults;
 #[path = "e2e/features.rs"]
 mod features;
 #[path = "e2e/hosts.rs"]

@@ -403,6 +403,7 @@ impl Settings {
                 "limits.max_discard_body",
                 defaults_limits.max_discard_body,
             )?,
+            max_queued_output: defaults_limits.max_queued_output,
         };
         if limits.max_connections == 0 {
             bail!("limits.max_connections: must be at least 1");

@@ -60,11 +60,11 @@ fn default_cache_control_marks_fingerprinted_assets_immutable() {
     let mut c = server.connect();
     assert_eq!(
         c.get("/app.3f9a1c2b.js", "").header("cache-control"),
-        Some("public, max-age=31536000, immutable")
+        Some("max-age=31536000, immutable")
     );
     assert_eq!(
         c.get("/logo.png", "").header("cache-control"),
-        Some("public, max-age=3600")
+        Some("max-age=3600")
     );
 }
 

@@ -1,0 +1,219 @@
+//! Opening site files safely, and knowing later whether one has changed.
+//!
+//! Owns the open policy: a file is opened relative to its root with
+//! `openat2(RESOLVE_BENEATH)`, so no symlink swapped in after the walk can
+//! lead outside the root (the kernel refuses with EXDEV); with `O_NONBLOCK`,
+//! so a FIFO swapped in cannot block the loader; and it is accepted only if
+//! the opened handle is a regular file. The checks run on the handle, never
+//! on the path again. Also owns a disk-served body's [`Stamp`]: what the
+//! file was at load (device, inode, size, modification and change times), so
+//! a send can tell that the bytes on disk are no longer the ones its ETag
+//! and Content-Length describe.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use rustix::fs::{FileType, Mode, OFlags, ResolveFlags};
+
+/// What a file was when it was loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i128),
+    ctime: (i64, i128),
+}
+
+impl Stamp {
+    fn of(stat: &rustix::fs::Stat) -> Stamp {
+        Stamp {
+            dev: stat.st_dev,
+            ino: stat.st_ino,
+            size: stat.st_size as u64,
+            mtime: (stat.st_mtime, i128::from(stat.st_mtime_nsec)),
+            ctime: (stat.st_ctime, i128::from(stat.st_ctime_nsec)),
+        }
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Seconds since the epoch of the last modification.
+    pub fn modified(&self) -> u64 {
+        self.mtime.0.max(0) as u64
+    }
+
+    /// Device and inode: which file this is, whatever its content.
+    pub fn id(&self) -> (u64, u64) {
+        (self.dev, self.ino)
+    }
+}
+
+/// Why a file was not opened.
+#[derive(Debug)]
+pub enum OpenError {
+    /// Gone since the walk saw it.
+    Vanished,
+    /// Not something the serving policy allows: a symlink leading outside
+    /// the root, a loop, or not a regular file (FIFO, socket, device).
+    Refused,
+    /// Any other failure (EACCES, EMFILE, EIO…): the build must not go on.
+    Failed(io::Error),
+}
+
+/// Opens `relative` under `root`, or `absolute` anywhere when symlinks may
+/// leave the root, and returns the handle with its stamp.
+pub fn open(
+    root: &OwnedFd,
+    relative: &Path,
+    absolute: &Path,
+    beneath: bool,
+) -> Result<(File, Stamp), OpenError> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let opened = if beneath {
+        let relative = if relative.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            relative
+        };
+        rustix::fs::openat2(
+            root,
+            relative,
+            flags,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
+        )
+    } else {
+        rustix::fs::open(absolute, flags, Mode::empty())
+    };
+    let fd = match opened {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::NOENT) => return Err(OpenError::Vanished),
+        Err(rustix::io::Errno::XDEV) => return Err(OpenError::Refused),
+        Err(rustix::io::Errno::LOOP) => return Err(OpenError::Refused),
+        Err(e) => return Err(OpenError::Failed(e.into())),
+    };
+    let stat = rustix::fs::fstat(&fd).map_err(|e| OpenError::Failed(e.into()))?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Err(OpenError::Refused);
+    }
+    Ok((File::from(fd), Stamp::of(&stat)))
+}
+
+/// Opens a root directory, for [`open`] to resolve beneath.
+pub fn open_root(root: &Path) -> io::Result<OwnedFd> {
+    Ok(rustix::fs::open(
+        root,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?)
+}
+
+/// A body served from a kept-open file with sendfile.
+#[derive(Debug)]
+pub struct DiskBody {
+    file: File,
+    stamp: Stamp,
+    /// Set when a send finds the file changed; shared by one snapshot's disk
+    /// bodies so the reloader can notice and rebuild.
+    changed: Arc<AtomicBool>,
+}
+
+impl DiskBody {
+    pub(crate) fn new(file: File, stamp: Stamp, changed: Arc<AtomicBool>) -> DiskBody {
+        DiskBody {
+            file,
+            stamp,
+            changed,
+        }
+    }
+
+    /// The open file, for sendfile.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// True while the file is still the one loaded: one fstat. A mismatch
+    /// is remembered for the reloader.
+    pub fn unchanged(&self) -> bool {
+        let same = rustix::fs::fstat(self.file.as_fd()).is_ok_and(|s| Stamp::of(&s) == self.stamp);
+        if !same {
+            self.changed.store(true, Ordering::Relaxed);
+        }
+        same
+    }
+
+    /// The byte at `offset`.
+    pub fn byte_at(&self, offset: u64) -> io::Result<u8> {
+        let mut byte = [0u8; 1];
+        match rustix::io::pread(&self.file, &mut byte, offset)? {
+            1 => Ok(byte[0]),
+            _ => Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "file truncated",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("tachyon-disk-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn open_refuses_escapes_fifos_and_reports_vanished_files() {
+        let root = temp("root");
+        let outside = temp("outside");
+        std::fs::write(outside.join("secret"), "no").unwrap();
+        std::fs::write(root.join("ok"), "yes").unwrap();
+        std::os::unix::fs::symlink(outside.join("secret"), root.join("leak")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("fifo"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let dir = open_root(&root).unwrap();
+        let at = |name: &str| open(&dir, Path::new(name), &root.join(name), true);
+        assert!(at("ok").is_ok());
+        assert!(matches!(at("leak"), Err(OpenError::Refused)));
+        assert!(matches!(at("fifo"), Err(OpenError::Refused)));
+        assert!(matches!(at("gone"), Err(OpenError::Vanished)));
+        std::fs::remove_dir_all(root).unwrap();
+        std::fs::remove_dir_all(outside).unwrap();
+    }
+
+    #[test]
+    fn an_in_place_write_is_noticed() {
+        let root = temp("stamp");
+        std::fs::write(root.join("f"), "0123456789").unwrap();
+        let dir = open_root(&root).unwrap();
+        let (file, stamp) = open(&dir, Path::new("f"), &root.join("f"), true).unwrap();
+        let changed = Arc::new(AtomicBool::new(false));
+        let body = DiskBody::new(file, stamp, Arc::clone(&changed));
+        assert!(body.unchanged());
+        assert_eq!(body.byte_at(9).unwrap(), b'9');
+        // Same length, new bytes, as `rsync --inplace` or `cp` over it would.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(root.join("f"), "abcdefghij").unwrap();
+        assert!(!body.unchanged());
+        assert!(changed.load(Ordering::Relaxed));
+        std::fs::remove_dir_all(root).unwrap();
+    }
+}
