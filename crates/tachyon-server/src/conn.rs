@@ -123,6 +123,8 @@ pub struct Ctx<'a> {
     pub read_buf: &'a mut Vec<u8>,
     pub out: &'a mut Outbox,
     pub scratch: &'a mut Scratch,
+    /// Joined values of list fields a request sent in several lines.
+    pub combined: &'a mut Vec<u8>,
     pub date: &'a DateCache,
     pub hosts: &'a Hosts,
     pub limits: &'a Limits,
@@ -341,7 +343,8 @@ impl Conn {
     }
 
     /// Parses and answers requests from the start of `data` into `cx.out`.
-    fn answer_batch(&mut self, data: &[u8], cx: &mut Turn<'_, '_>) -> Batch {
+    fn answer_batch(&mut self, data: &[u8], turn: &mut Turn<'_, '_>) -> Batch {
+        let cx: &mut Ctx<'_> = turn;
         let mut batch = Batch {
             consumed: 0,
             answered: false,
@@ -361,7 +364,7 @@ impl Conn {
                 batch.held_back = true;
                 break;
             }
-            let head = match request::parse(rest, &cx.limits.head) {
+            let head = match request::parse(rest, cx.combined, &cx.limits.head) {
                 Ok(Parsed::Complete(head)) => head,
                 Ok(Parsed::Partial) => break,
                 Err(error) => {
@@ -396,7 +399,6 @@ impl Conn {
                 (true, Version::Http11) => Persistence::KeepAlive,
             };
             let site = cx.hosts.pick(head.host);
-            let cx = &mut **cx;
             if respond(&head, site, cx.date, persistence, cx.scratch, cx.out) == Outcome::Close {
                 batch.close = true;
                 break;
@@ -489,12 +491,11 @@ impl Conn {
 
 /// The error response for a request that cannot be served; the connection
 /// closes after it.
-fn reject(cx: &mut Turn<'_, '_>, error: ParseError) {
+fn reject(cx: &mut Ctx<'_>, error: ParseError) {
     write_error(cx, error.status());
 }
 
-fn write_error(cx: &mut Turn<'_, '_>, status: Status) {
-    let cx = &mut **cx;
+fn write_error(cx: &mut Ctx<'_>, status: Status) {
     response::write_error(
         cx.out.buf(),
         status,

@@ -251,6 +251,7 @@ impl<'a> Worker<'a> {
         let mut read_buf = vec![0u8; READ_BUF];
         let mut out = Outbox::default();
         let mut scratch = Scratch::default();
+        let mut combined = Vec::new();
         let mut date = DateCache::new();
         let mut generation = self.site.generation();
         let mut hosts = self.site.hosts();
@@ -291,6 +292,7 @@ impl<'a> Worker<'a> {
                 read_buf: &mut read_buf,
                 out: &mut out,
                 scratch: &mut scratch,
+                combined: &mut combined,
                 date: &date,
                 hosts: &hosts,
                 limits: &limits,

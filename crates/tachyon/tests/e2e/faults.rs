@@ -114,3 +114,315 @@ fn a_client_that_trickles_input_but_never_reads_is_timed_out() {
     };
     assert!(closed, "still open after {:?}", started.elapsed());
 }
+
+/// 64 clients pipeline requests and never read: each may pin only a small
+/// bounded amount of output (old behaviour: 1 MiB each, 65 MB in all).
+#[test]
+fn non_reading_pipeliners_pin_bounded_memory() {
+    let site = Site::new();
+    site.file("16k.txt", vec![b'p'; 16 * 1024]);
+    let server = Server::start(&site.root, &["--threads", "1"]);
+    // Warm up allocator and buffers.
+    assert_eq!(server.connect().get("/16k.txt", "").status, 200);
+    let before = server.rss_kib();
+    let request = "GET /16k.txt HTTP/1.1\r\nHost: t\r\n\r\n".repeat(2000);
+    let clients: Vec<TcpStream> = (0..64)
+        .map(|_| {
+            let mut c = TcpStream::connect(server.addr).unwrap();
+            c.set_write_timeout(Some(Duration::from_millis(500)))
+                .unwrap();
+            let _ = c.write_all(request.as_bytes());
+            c
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let grown = server.rss_kib().saturating_sub(before);
+    assert!(
+        grown < 24 * 1024,
+        "64 non-reading clients grew RSS by {grown} KiB"
+    );
+    // And the worker still answers others at once.
+    let started = Instant::now();
+    assert_eq!(server.connect().get("/16k.txt", "").status, 200);
+    assert!(started.elapsed() < Duration::from_secs(1));
+    drop(clients);
+}
+
+/// Out of descriptors: the worker stops watching its listeners instead of
+/// waking for them in a loop, and accepts again once connections close.
+#[test]
+fn running_out_of_descriptors_does_not_spin_a_core() {
+    let site = Site::new();
+    site.file("a.txt", "hello");
+    let server = Server::start(&site.root, &["--threads", "1"]);
+    let limit = server.open_fds() + 8;
+    let (ok, _, err) = crate::support::run(
+        "prlimit",
+        &[
+            "--pid",
+            &server.pid().to_string(),
+            &format!("--nofile={limit}:{limit}"),
+        ],
+    );
+    assert!(ok, "prlimit: {err}");
+    let mut held: Vec<TcpStream> = (0..40)
+        .map(|_| TcpStream::connect(server.addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let ticks = server.cpu_ticks();
+    std::thread::sleep(Duration::from_millis(1500));
+    let spent = server.cpu_ticks() - ticks;
+    assert!(
+        spent < 20,
+        "{spent} CPU ticks in 1.5 s with the accept queue full at the fd limit"
+    );
+    held.clear();
+    let served = crate::support::eventually(Duration::from_secs(5), || {
+        let Ok(mut c) = TcpStream::connect(server.addr) else {
+            return false;
+        };
+        c.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let _ = c.write_all(b"GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n");
+        let mut got = [0u8; 12];
+        c.read_exact(&mut got).is_ok() && &got == b"HTTP/1.1 200"
+    });
+    assert!(served, "not serving again after connections closed");
+}
+
+/// A reload that cannot open files (here: at the descriptor limit) fails
+/// and keeps the old generation, instead of publishing an empty site.
+#[test]
+fn a_reload_at_the_descriptor_limit_keeps_the_old_site() {
+    let site = Site::new();
+    for i in 0..30 {
+        site.file(&format!("f{i}.bin"), vec![b'd'; 2048]);
+    }
+    site.file("index.html", "home");
+    let server = Server::start(
+        &site.root,
+        &[
+            "--threads",
+            "1",
+            "--no-watch",
+            "--max-file-in-memory",
+            "1KiB",
+        ],
+    );
+    assert_eq!(server.connect().get("/f7.bin", "").status, 200);
+    let limit = server.open_fds() + 4;
+    let (ok, _, err) = crate::support::run(
+        "prlimit",
+        &[
+            "--pid",
+            &server.pid().to_string(),
+            &format!("--nofile={limit}:{limit}"),
+        ],
+    );
+    assert!(ok, "prlimit: {err}");
+    site.file("index.html", "changed");
+    server.signal(rustix::process::Signal::HUP);
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut c = server.connect();
+    for path in ["/", "/f7.bin", "/f29.bin"] {
+        let r = c.get(path, "");
+        assert_eq!(r.status, 200, "{path} after a failed reload");
+    }
+    assert_eq!(c.get("/", "").text(), "home");
+}
+
+/// A disk-served file rewritten in place (same length, new bytes) is never
+/// sent under its old ETag; a resumed download with If-Range does not
+/// splice old and new bytes; and the server picks the new content up
+/// without a watcher.
+#[test]
+fn a_file_rewritten_in_place_is_never_sent_under_its_old_etag() {
+    let site = Site::new();
+    let old = vec![b'o'; 64 * 1024];
+    site.file("doc.bin", &old);
+    let server = Server::start(&site.root, &["--no-watch", "--max-file-in-memory", "1KiB"]);
+    let mut c = server.connect();
+    let first = c.get("/doc.bin", "");
+    let etag = first.header("etag").unwrap().to_string();
+    // rsync --inplace: same file, same length, new content.
+    std::thread::sleep(Duration::from_millis(20));
+    let new = vec![b'n'; 64 * 1024];
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(site.path("doc.bin"))
+        .and_then(|mut f| f.write_all(&new))
+        .unwrap();
+    let resumed = server.connect().get(
+        "/doc.bin",
+        &format!("Range: bytes=32768-\r\nIf-Range: {etag}\r\n"),
+    );
+    if resumed.status == 206 {
+        assert_eq!(resumed.header("etag"), Some(etag.as_str()));
+        assert!(
+            resumed.body.iter().all(|&b| b == b'o'),
+            "206 under the old ETag with new bytes"
+        );
+    }
+    let fresh = crate::support::eventually(Duration::from_secs(5), || {
+        let r = server.connect().get("/doc.bin", "");
+        if r.status == 200 && r.header("etag") == Some(etag.as_str()) {
+            assert!(r.body == old, "old ETag with other bytes");
+        }
+        r.status == 200 && r.body == new && r.header("etag") != Some(etag.as_str())
+    });
+    assert!(fresh, "the new content was never served");
+}
+
+/// A symlink inside the root that points at a dotfile does not expose it.
+#[test]
+fn a_symlink_to_a_dotfile_is_hidden_like_the_dotfile() {
+    let site = Site::new();
+    site.file(".env", "SECRET=1").file("a.txt", "hello");
+    std::os::unix::fs::symlink(".env", site.path("pub.txt")).unwrap();
+    let server = Server::start(&site.root, &[]);
+    let mut c = server.connect();
+    assert_eq!(c.get("/.env", "").status, 404);
+    let r = c.get("/pub.txt", "");
+    assert_eq!(r.status, 404, "served {:?}", r.text());
+    assert!(
+        server
+            .startup
+            .iter()
+            .any(|l| l.contains("symlinks to dotfiles") && l.contains("pub.txt")),
+        "the startup summary names what was skipped: {:?}",
+        server.startup
+    );
+}
+
+/// A FIFO in the root neither blocks the load nor SIGTERM.
+#[test]
+fn a_fifo_in_the_root_is_skipped_without_blocking() {
+    let site = Site::new();
+    site.file("a.txt", "hello");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        site.path("pipe"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let mut server = Server::start(&site.root, &[]);
+    assert_eq!(server.connect().get("/pipe", "").status, 404);
+    server.signal(rustix::process::Signal::TERM);
+    let stopped = crate::support::eventually(Duration::from_secs(5), || {
+        matches!(server.child.try_wait(), Ok(Some(_)))
+    });
+    assert!(stopped);
+}
+
+/// The root deleted and recreated at the same path: the watcher follows
+/// the new directory instead of going silent.
+#[test]
+fn a_recreated_root_is_watched_again() {
+    let site = Site::new();
+    let root = site.path("www");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("index.html"), "one").unwrap();
+    let server = Server::start(&root, &[]);
+    assert_eq!(server.connect().get("/", "").text(), "one");
+    std::fs::remove_dir_all(&root).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("index.html"), "two").unwrap();
+    assert!(
+        crate::support::eventually(Duration::from_secs(6), || {
+            server.connect().get("/", "").text() == "two"
+        }),
+        "the recreated root was not picked up"
+    );
+    // And later edits still reload.
+    std::fs::write(root.join("index.html"), "three").unwrap();
+    assert!(crate::support::eventually(Duration::from_secs(6), || {
+        server.connect().get("/", "").text() == "three"
+    }));
+}
+
+/// An error response that closes the connection reaches a client that is
+/// still sending (a browser with huge cookies), instead of a reset.
+#[test]
+fn an_error_close_lingers_so_the_client_reads_the_response() {
+    let site = Site::new();
+    site.file("a.txt", "hello");
+    let server = Server::start(&site.root, &[]);
+    for _ in 0..5 {
+        let mut c = TcpStream::connect(server.addr).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut head = b"GET /a.txt HTTP/1.1\r\nHost: t\r\nCookie: ".to_vec();
+        head.extend(std::iter::repeat_n(b'c', 40 * 1024));
+        // More input after the limit was crossed, as a client sends it.
+        c.write_all(&head).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        let _ = c.write_all(&[b'c'; 8 * 1024]);
+        let mut got = Vec::new();
+        let read = c.read_to_end(&mut got);
+        let text = String::from_utf8_lossy(&got);
+        assert!(
+            text.starts_with("HTTP/1.1 431"),
+            "got {read:?} and {:?}",
+            &text[..text.len().min(40)]
+        );
+    }
+}
+
+/// A second server on a port already in use fails with a clear error
+/// instead of joining the first one's reuseport group.
+#[test]
+fn a_port_in_use_is_an_error() {
+    let site = Site::new();
+    site.file("a.txt", "hello");
+    let first = Server::start(&site.root, &[]);
+    let out = std::process::Command::new(crate::support::binary())
+        .arg(&site.root)
+        .args(["--listen", &first.addr.to_string()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("in use"), "{err}");
+}
+
+/// One client reading a large file as fast as it can does not hold its
+/// worker: another client's small requests keep their latency.
+#[test]
+fn a_fast_large_download_does_not_starve_other_clients() {
+    let site = Site::new();
+    site.file("a.txt", "hello");
+    let big = std::fs::File::create(site.path("big.bin")).unwrap();
+    big.set_len(128 * 1024 * 1024).unwrap();
+    drop(big);
+    let server = Server::start(&site.root, &["--threads", "1"]);
+    let addr = server.addr;
+    let reader = std::thread::spawn(move || {
+        let mut c = TcpStream::connect(addr).unwrap();
+        c.write_all(b"GET /big.bin HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut chunk = vec![0u8; 1 << 20];
+        let mut total = 0usize;
+        while let Ok(n) = c.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            total += n;
+        }
+        total
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    let mut c = server.connect();
+    let mut worst = Duration::ZERO;
+    for _ in 0..30 {
+        let started = Instant::now();
+        assert_eq!(c.get("/a.txt", "").status, 200);
+        worst = worst.max(started.elapsed());
+    }
+    let total = reader.join().unwrap();
+    assert!(total > 128 * 1024 * 1024, "the download did not finish");
+    assert!(
+        worst < Duration::from_millis(50),
+        "a small request waited {worst:?} behind a large download"
+    );
+}

@@ -51,6 +51,8 @@ pub struct Server {
     pub addr: SocketAddr,
     pub url: String,
     pub stdout_lines: std::sync::mpsc::Receiver<String>,
+    /// What the server printed before its URL (the load summary).
+    pub startup: Vec<String>,
 }
 
 impl Server {
@@ -60,14 +62,14 @@ impl Server {
     }
 
     pub fn start_with(root: &Path, listen: &str, args: &[&str]) -> Server {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tachyon"));
+        let mut command = Command::new(binary());
         command.arg(root).args(["--listen", listen]).args(args);
         Server::spawn(command)
     }
 
     /// Starts `tachyon --listen 127.0.0.1:0 ARGS…` with no root, in `dir`.
     pub fn start_in(dir: &Path, args: &[&str]) -> Server {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tachyon"));
+        let mut command = Command::new(binary());
         command
             .current_dir(dir)
             .args(["--listen", "127.0.0.1:0"])
@@ -89,12 +91,14 @@ impl Server {
                 let _ = tx.send(line);
             }
         });
+        let mut startup = Vec::new();
         let url = loop {
             match rx.recv_timeout(Duration::from_secs(20)) {
                 Ok(line) => {
                     if let Some((_, rest)) = line.split_once(" on ") {
                         break rest.split_whitespace().next().unwrap().to_string();
                     }
+                    startup.push(line);
                 }
                 Err(_) => {
                     let _ = child.kill();
@@ -116,6 +120,7 @@ impl Server {
             addr,
             url,
             stdout_lines: rx,
+            startup,
         }
     }
 
@@ -125,6 +130,53 @@ impl Server {
 
     pub fn connect(&self) -> Raw {
         Raw::connect(self.addr)
+    }
+
+    /// The server's pid.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// CPU time the server has used so far, in clock ticks (utime + stime).
+    pub fn cpu_ticks(&self) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
+        // Fields after the parenthesised command name; utime and stime are
+        // the 14th and 15th fields of the whole line.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    }
+
+    /// Resident memory, in KiB.
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next())
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+
+    /// Open descriptors.
+    pub fn open_fds(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
+            .unwrap()
+            .count()
+    }
+
+    /// Waits up to `within` for a line on the server's stdout containing `needle`.
+    pub fn wait_for_line(&self, needle: &str, within: Duration) -> Option<String> {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.stdout_lines.recv_timeout(left) {
+                Ok(line) if line.contains(needle) => return Some(line),
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
     }
 
     /// Sends a signal to this child only.
@@ -139,6 +191,27 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The binary under test: `TACHYON_BIN` when set (to run these specs against
+/// another build, e.g. an older commit's, to show a spec fails there), else
+/// the one cargo built.
+pub fn binary() -> PathBuf {
+    std::env::var_os("TACHYON_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_tachyon")))
+}
+
+/// Polls `check` every 50 ms until it holds or `within` passes.
+pub fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + within;
+    while std::time::Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    check()
 }
 
 /// A response read off the wire.
