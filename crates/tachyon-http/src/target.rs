@@ -31,18 +31,29 @@ pub fn site_path<'a>(raw: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<&'a [u8]
 }
 
 /// Accepts absolute-form (`http://host/path`, RFC 9112 §3.2.2) by dropping the
-/// scheme and authority; origin-form passes through.
+/// scheme and authority; origin-form passes through. An empty host is
+/// invalid in an http URI (RFC 9110 §4.2.1).
 fn strip_authority(raw: &[u8]) -> Result<&[u8], ParseError> {
-    let rest = if raw.len() > 7 && raw[..7].eq_ignore_ascii_case(b"http://") {
+    let rest = if raw.len() >= 7 && raw[..7].eq_ignore_ascii_case(b"http://") {
         &raw[7..]
-    } else if raw.len() > 8 && raw[..8].eq_ignore_ascii_case(b"https://") {
+    } else if raw.len() >= 8 && raw[..8].eq_ignore_ascii_case(b"https://") {
         &raw[8..]
     } else {
         return Ok(raw);
     };
-    Ok(match memchr::memchr(b'/', rest) {
-        Some(i) => &rest[i..],
-        None => b"/",
+    let end = memchr::memchr3(b'/', b'?', b'#', rest).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host = match memchr::memrchr(b'@', authority) {
+        Some(at) => &authority[at + 1..],
+        None => authority,
+    };
+    if host.is_empty() {
+        return Err(ParseError::BadTarget);
+    }
+    Ok(match rest.get(end) {
+        Some(b'/') => &rest[end..],
+        // `http://host?q` names the root with a query.
+        _ => b"/",
     })
 }
 
@@ -168,6 +179,9 @@ mod tests {
             "/trunc%2",
             "relative",
             "*",
+            "http://",
+            "http:///x",
+            "https://user@/x",
         ];
         for raw in cases {
             assert_eq!(norm(raw), Err(ParseError::BadTarget), "{raw}");

@@ -208,6 +208,10 @@ impl Conn {
                 Ok(()) => {
                     self.release_pending(cx);
                     if self.phase == Phase::Closing {
+                        // The response waited for a slow reader, so its tail
+                        // is still in our send queue: closing with input
+                        // unread would reset and discard it.
+                        self.linger = true;
                         return self.finish(cx);
                     }
                     self.become_idle(cx);

@@ -996,6 +996,86 @@ mod tests {
     }
 
     #[test]
+    fn a_precompressed_sibling_is_read_once_and_obeys_the_file_limit() {
+        let js = "function tachyon() { return 1; }\n".repeat(100);
+        let root = temp_site(&[
+            ("app.js", js.as_bytes()),
+            ("app.js.gz", &[1u8; 300]),
+            ("big.css", b"a{}"),
+            ("big.css.br", &[2u8; 8192]),
+        ]);
+        let options = LoadOptions {
+            max_file_in_memory: 4096,
+            compression: Compression {
+                codings: vec![],
+                ..Compression::default()
+            },
+            ..LoadOptions::default()
+        };
+        let snap = Snapshot::load(&root, &options).unwrap();
+        let own = file(&snap, "/app.js.gz").memory().unwrap().as_ptr();
+        let as_encoding = file(&snap, "/app.js")
+            .encoding(Coding::Gzip)
+            .unwrap()
+            .memory()
+            .unwrap()
+            .as_ptr();
+        assert_eq!(own, as_encoding, "one body, two entries");
+        let br = file(&snap, "/big.css").encoding(Coding::Br).unwrap();
+        assert!(
+            matches!(br.body, Body::Disk(_)),
+            "a sibling over max_file_in_memory is served from disk"
+        );
+        assert_eq!(snap.stats().bytes_in_memory, (js.len() + 300 + 3) as u64);
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn encodings_are_charged_to_the_memory_budget() {
+        let text = "tachyon serves static sites from memory. ".repeat(200);
+        let root = temp_site(&[("a.txt", text.as_bytes()), ("b.txt", text.as_bytes())]);
+        let exact = LoadOptions {
+            max_memory: 2 * text.len() as u64,
+            ..LoadOptions::default()
+        };
+        let snap = Snapshot::load(&root, &exact).unwrap();
+        assert!(file(&snap, "/a.txt").encoded.is_empty());
+        assert!(snap.stats().encodings_over_budget > 0);
+        let roomy = Snapshot::load(&root, &LoadOptions::default()).unwrap();
+        assert_eq!(file(&roomy, "/a.txt").encoded.len(), 3);
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn listings_carry_the_configured_headers() {
+        let root = temp_site(&[("dir/a.txt", b"a")]);
+        let options = LoadOptions {
+            listing: true,
+            header_rules: vec![HeaderRule::new(
+                "*",
+                None,
+                &[(
+                    "Content-Security-Policy".into(),
+                    "default-src 'self'".into(),
+                )],
+            )
+            .unwrap()],
+            ..LoadOptions::default()
+        };
+        let snap = Snapshot::load(&root, &options).unwrap();
+        let Some(Entry::Listing { html, .. }) = snap.lookup(b"/dir/") else {
+            panic!("expected a listing");
+        };
+        let head = String::from_utf8_lossy(&html.head_200).into_owned();
+        assert!(
+            head.contains("Content-Security-Policy: default-src 'self'\r\n"),
+            "{head}"
+        );
+        assert!(head.contains("Cache-Control: no-cache\r\n"), "{head}");
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
     fn missing_root_is_a_clear_error() {
         let err = Snapshot::load(Path::new("/nonexistent/tachyon"), &LoadOptions::default())
             .err()

@@ -2,8 +2,6 @@
 //! snapshot, bind, run, and handle signals. Wiring only: every decision about
 //! HTTP lives in the library crates.
 
-mod cli;
-mod config;
 mod reload;
 
 use std::path::Path;
@@ -18,8 +16,9 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use tachyon_server::{Hosts, Shutdown, Site};
 use tachyon_snapshot::{EncodeCache, LoadOptions, Progress, Snapshot};
 
-use crate::config::Settings;
 use crate::reload::{Reloader, Watch};
+use tachyon::cli;
+use tachyon::config::Settings;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();

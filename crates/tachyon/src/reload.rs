@@ -16,7 +16,7 @@ use notify::{RecursiveMode, Watcher};
 use tachyon_server::Site;
 use tachyon_snapshot::EncodeCache;
 
-use crate::config::Settings;
+use tachyon::config::Settings;
 
 /// Quiet period after the last change before rebuilding: a deploy that
 /// copies many files triggers one build, not one per file.

@@ -181,6 +181,17 @@ impl Settings {
             Some(path) => read_file(path)?,
             None => File::default(),
         };
+        Settings::from_parts(args, file)
+    }
+
+    /// Like [`Settings::from_args`] with the config file's text given
+    /// (`name` is how errors refer to it).
+    pub fn from_config_text(args: &Args, name: &str, text: &str) -> anyhow::Result<Settings> {
+        let file = toml::from_str(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        Settings::from_parts(args, file)
+    }
+
+    fn from_parts(args: &Args, file: File) -> anyhow::Result<Settings> {
         let defaults_load = LoadOptions::default();
         let defaults_limits = Limits::default();
         let root_given = args.root.is_some() || file.root.is_some();

@@ -25,6 +25,20 @@ fn two_sites() -> Site {
     site
 }
 
+/// RFC 9112 §3.2.2: an absolute-form target's authority names the site,
+/// whatever the Host header says.
+#[test]
+fn an_absolute_form_target_picks_the_site_over_the_host_header() {
+    let site = two_sites();
+    let conf = site.path("tachyon.toml");
+    let server = Server::start(&site.path("www"), &["--config", conf.to_str().unwrap()]);
+    let mut c = server.connect();
+    let r = c.get_from("other.test", "http://docs.test/", "");
+    assert_eq!((r.status, r.text().as_str()), (200, "docs home"));
+    let r = c.get_from("docs.test", "http://elsewhere.test/", "");
+    assert_eq!((r.status, r.text().as_str()), (200, "default home"));
+}
+
 #[test]
 fn the_host_header_picks_the_site_ignoring_case_port_and_trailing_dot() {
     let site = two_sites();
