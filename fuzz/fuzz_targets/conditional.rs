@@ -35,7 +35,9 @@ fuzz_target!(|input: (&[u8], &[u8], &[u8], u32)| {
         && etag.len() >= 2
         && etag.starts_with(b"\"")
         && etag.ends_with(b"\"")
-        && !etag[1..etag.len() - 1].iter().any(|&b| b == b'"' || b == b',' || b <= b' ')
+        && !etag[1..etag.len() - 1]
+            .iter()
+            .any(|&b| b == b'"' || b == b',' || b <= b' ')
         && head.if_none_match == Some(etag)
     {
         assert_eq!(decision, Precondition::NotModified);

@@ -83,10 +83,5 @@ fuzz_target!(|raw: &[u8]| {
     let mut scratch = Vec::new();
     let ours = site_path(raw, &mut scratch).ok().map(<[u8]>::to_vec);
     let theirs = reference(raw);
-    assert_eq!(
-        ours,
-        theirs,
-        "target {:?}",
-        String::from_utf8_lossy(raw)
-    );
+    assert_eq!(ours, theirs, "target {:?}", String::from_utf8_lossy(raw));
 });

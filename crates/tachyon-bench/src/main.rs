@@ -12,6 +12,7 @@
 //! - `floor`: the reference minimal server.
 //! - `setup`: installs the tools and peers.
 //! - `build`: tachyon's snapshot build time and memory on a large site.
+//! - `soak`: millions of verified requests while the site changes.
 
 mod build;
 mod charts;
@@ -24,6 +25,7 @@ mod results;
 mod runner;
 mod setup;
 mod site;
+mod soak;
 mod suites;
 
 use std::path::PathBuf;
@@ -108,6 +110,28 @@ enum Cmd {
         #[arg(long, default_value = "bench-results/build")]
         out: PathBuf,
     },
+    /// Millions of mixed requests, every response verified, while the site
+    /// is rewritten every few seconds; RSS and descriptors over time
+    Soak {
+        /// Servers, comma-separated, run one after the other
+        #[arg(long, value_delimiter = ',', default_value = "tachyon")]
+        servers: Vec<String>,
+        /// Requests per server (10% of them garbage or truncated)
+        #[arg(long, default_value_t = 10_000_000)]
+        requests: u64,
+        /// Concurrent client connections
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+        /// Seconds between rewrites of the site
+        #[arg(long, default_value_t = 10)]
+        reload_every: u64,
+        /// Output folder (the site, soak.json, soak.md, charts)
+        #[arg(long, default_value = "bench-results/soak")]
+        out: PathBuf,
+        /// Worker processes/threads per server [default: cores]
+        #[arg(long)]
+        workers: Option<usize>,
+    },
     /// Run the floor server (started by `run`; not a web server)
     #[command(hide = true)]
     Floor {
@@ -176,6 +200,30 @@ fn main() -> ExitCode {
             rounds,
             out,
         }),
+        Cmd::Soak {
+            servers,
+            requests,
+            clients,
+            reload_every,
+            out,
+            workers,
+        } => (|| {
+            let servers = servers
+                .iter()
+                .map(|s| peers::Peer::parse(s.trim()))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            anyhow::ensure!(clients > 0, "--clients must be at least 1");
+            soak::soak(&soak::SoakOptions {
+                servers,
+                requests,
+                clients,
+                reload_every: std::time::Duration::from_secs(reload_every.max(1)),
+                out,
+                workers: workers
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                peers_dir: peers::default_peers_dir(),
+            })
+        })(),
         Cmd::Floor {
             port,
             threads,

@@ -104,13 +104,20 @@ pub fn size_of(path: &str) -> u64 {
 pub struct XorShift(pub u64);
 
 impl XorShift {
+    /// The next 64 bits of the sequence.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
         let mut out = Vec::with_capacity(n + 8);
         while out.len() < n {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            out.extend_from_slice(&self.0.to_le_bytes());
+            let word = self.next();
+            out.extend_from_slice(&word.to_le_bytes());
         }
         out.truncate(n);
         out

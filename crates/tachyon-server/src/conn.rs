@@ -83,6 +83,9 @@ pub struct Conn {
     discard: u64,
     /// False once a read came back short or EAGAIN: wait for the next edge.
     readable: bool,
+    /// The peer shut its side (RDHUP/HUP seen): a short read no longer
+    /// means drained, because the edge that announced the close is spent.
+    hung_up: bool,
     /// With `Phase::Closing`: input may still arrive, so close lingering.
     linger: bool,
     /// Bytes discarded while lingering.
@@ -184,6 +187,7 @@ impl Conn {
             charged: 0,
             discard: 0,
             readable: true,
+            hung_up: false,
             linger: false,
             lingered: 0,
             resuming: false,
@@ -196,8 +200,9 @@ impl Conn {
     }
 
     /// Runs the connection as far as it can go without blocking.
-    pub fn drive(&mut self, readable: bool, cx: &mut Turn<'_, '_>) -> Next {
+    pub fn drive(&mut self, readable: bool, hung_up: bool, cx: &mut Turn<'_, '_>) -> Next {
         self.readable |= readable;
+        self.hung_up |= hung_up;
         if self.phase == Phase::Lingering {
             return self.discard_input(cx);
         }
@@ -241,7 +246,9 @@ impl Conn {
             };
             // Edge-triggered: a short read means the socket is drained, and any
             // later data raises a new edge. Saves the EAGAIN read per request.
-            if n < cx.read_buf.len() {
+            // Not after a hang-up: the FIN came with the data, and only the
+            // next read (returning 0) says so.
+            if n < cx.read_buf.len() && !self.hung_up {
                 self.readable = false;
             }
             let next = if self.input.is_empty() {

@@ -318,20 +318,20 @@ impl<'a> Worker<'a> {
                         }
                     }
                     Token::Conn(key) => {
-                        let readable = flags.intersects(
-                            epoll::EventFlags::IN
-                                | epoll::EventFlags::RDHUP
+                        let hung_up = flags.intersects(
+                            epoll::EventFlags::RDHUP
                                 | epoll::EventFlags::HUP
                                 | epoll::EventFlags::ERR,
                         );
-                        self.dispatch(key, readable, &mut cx);
+                        let readable = hung_up || flags.contains(epoll::EventFlags::IN);
+                        self.dispatch(key, readable, hung_up, &mut cx);
                     }
                 }
             }
             for key in resuming.drain(..) {
                 if self.conns.get(key).is_some_and(|c| c.resuming) {
                     self.conns[key].resuming = false;
-                    self.dispatch(key, false, &mut cx);
+                    self.dispatch(key, false, false, &mut cx);
                 }
             }
             if now >= next_sweep || drain_deadline.is_some() {
@@ -353,11 +353,11 @@ impl<'a> Worker<'a> {
     }
 
     /// Gives one connection its turn.
-    fn dispatch(&mut self, key: usize, readable: bool, cx: &mut Ctx<'_>) {
+    fn dispatch(&mut self, key: usize, readable: bool, hung_up: bool, cx: &mut Ctx<'_>) {
         let Some(conn) = self.conns.get_mut(key) else {
             return;
         };
-        let next = conn.drive(readable, &mut cx.turn());
+        let next = conn.drive(readable, hung_up, &mut cx.turn());
         self.after(key, next, cx);
     }
 

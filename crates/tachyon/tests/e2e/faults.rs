@@ -383,6 +383,25 @@ fn an_error_close_does_not_destroy_queued_responses() {
     }
 }
 
+/// A client that sends part of a head and closes at once (data and FIN in
+/// one edge) is closed at once, not held until the header timeout.
+#[test]
+fn a_client_that_closes_mid_head_is_let_go_at_once() {
+    let site = Site::new();
+    site.file("a.txt", "hello");
+    let server = Server::start(&site.root, &["--threads", "1"]);
+    let before = server.open_fds();
+    for _ in 0..200 {
+        let mut c = TcpStream::connect(server.addr).unwrap();
+        c.write_all(b"GET /a.txt HTTP/1.1\r\nHo").unwrap();
+    }
+    assert!(
+        crate::support::eventually(Duration::from_secs(3), || server.open_fds() <= before + 5),
+        "{} descriptors held after 200 clients left ({before} before)",
+        server.open_fds()
+    );
+}
+
 /// A second server on a port already in use fails with a clear error
 /// instead of joining the first one's reuseport group.
 #[test]
