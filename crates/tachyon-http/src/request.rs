@@ -243,8 +243,8 @@ pub fn parse<'a>(
     }
     // RFC 9112 §3.2.2: with an absolute-form target, the target's authority
     // names the host and the Host header is ignored.
-    if let Some(authority) = absolute_form_authority(target)? {
-        head.host = Some(authority);
+    if let Some(form) = crate::target::absolute_form(target)? {
+        head.host = Some(form.host);
     }
     if repeated != 0 {
         combine(&mut head, req.headers, repeated, combined);
@@ -255,31 +255,6 @@ pub fn parse<'a>(
 /// True when some line of the head ends in LF without CR.
 fn has_bare_lf(head: &[u8]) -> bool {
     memchr::memchr_iter(b'\n', head).any(|i| i == 0 || head[i - 1] != b'\r')
-}
-
-/// The authority of an `http://` or `https://` target (without userinfo),
-/// `None` for origin-form; an absolute-form target without a host is a 400.
-fn absolute_form_authority(target: &[u8]) -> Result<Option<&[u8]>, ParseError> {
-    let rest = if target.len() >= 7 && target[..7].eq_ignore_ascii_case(b"http://") {
-        &target[7..]
-    } else if target.len() >= 8 && target[..8].eq_ignore_ascii_case(b"https://") {
-        &target[8..]
-    } else {
-        return Ok(None);
-    };
-    let end = rest
-        .iter()
-        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
-        .unwrap_or(rest.len());
-    let authority = &rest[..end];
-    let authority = match memchr::memrchr(b'@', authority) {
-        Some(at) => &authority[at + 1..],
-        None => authority,
-    };
-    if authority.is_empty() {
-        return Err(ParseError::BadTarget);
-    }
-    Ok(Some(authority))
 }
 
 /// Joins the lines of each repeated list field into `combined` and points

@@ -31,15 +31,34 @@ pub fn site_path<'a>(raw: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<&'a [u8]
 }
 
 /// Accepts absolute-form (`http://host/path`, RFC 9112 §3.2.2) by dropping the
-/// scheme and authority; origin-form passes through. An empty host is
-/// invalid in an http URI (RFC 9110 §4.2.1).
+/// scheme and authority; origin-form passes through.
 fn strip_authority(raw: &[u8]) -> Result<&[u8], ParseError> {
+    Ok(match absolute_form(raw)? {
+        Some(form) => form.path,
+        None => raw,
+    })
+}
+
+/// An absolute-form target's parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AbsoluteForm<'a> {
+    /// The authority without userinfo (port included).
+    pub host: &'a [u8],
+    /// From the first `/` on, or `/` when the target has no path.
+    pub path: &'a [u8],
+}
+
+/// Splits an `http://` or `https://` target into its host (the authority
+/// without userinfo) and its path (`/` when it has none: `http://host?q`
+/// names the root); `None` for any other form. An empty host is invalid in
+/// an http URI (RFC 9110 §4.2.1).
+pub fn absolute_form(raw: &[u8]) -> Result<Option<AbsoluteForm<'_>>, ParseError> {
     let rest = if raw.len() >= 7 && raw[..7].eq_ignore_ascii_case(b"http://") {
         &raw[7..]
     } else if raw.len() >= 8 && raw[..8].eq_ignore_ascii_case(b"https://") {
         &raw[8..]
     } else {
-        return Ok(raw);
+        return Ok(None);
     };
     let end = memchr::memchr3(b'/', b'?', b'#', rest).unwrap_or(rest.len());
     let authority = &rest[..end];
@@ -50,11 +69,11 @@ fn strip_authority(raw: &[u8]) -> Result<&[u8], ParseError> {
     if host.is_empty() {
         return Err(ParseError::BadTarget);
     }
-    Ok(match rest.get(end) {
+    let path = match rest.get(end) {
         Some(b'/') => &rest[end..],
-        // `http://host?q` names the root with a query.
         _ => b"/",
-    })
+    };
+    Ok(Some(AbsoluteForm { host, path }))
 }
 
 /// True when no byte sequence needs rewriting: no `%`, no `//`, no `/.`.

@@ -447,14 +447,7 @@ impl<'a> Worker<'a> {
             }
             self.reserve = take_reserve();
         }
-        for (i, listener) in self.listeners.iter().enumerate() {
-            epoll::modify(
-                &self.epoll,
-                listener,
-                Token::Listener(i).encode(),
-                epoll::EventFlags::empty(),
-            )?;
-        }
+        self.watch_listeners(epoll::EventFlags::empty())?;
         self.paused = Some(AcceptPause {
             until: now.saturating_add(1),
             below: self.conns.len(),
@@ -473,13 +466,13 @@ impl<'a> Worker<'a> {
         if self.reserve.is_none() {
             self.reserve = take_reserve();
         }
+        self.watch_listeners(epoll::EventFlags::IN)
+    }
+
+    /// Re-arms every listener with `flags` (empty: paused).
+    fn watch_listeners(&self, flags: epoll::EventFlags) -> io::Result<()> {
         for (i, listener) in self.listeners.iter().enumerate() {
-            epoll::modify(
-                &self.epoll,
-                listener,
-                Token::Listener(i).encode(),
-                epoll::EventFlags::IN,
-            )?;
+            epoll::modify(&self.epoll, listener, Token::Listener(i).encode(), flags)?;
         }
         Ok(())
     }
