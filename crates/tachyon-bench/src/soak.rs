@@ -566,13 +566,17 @@ impl Client {
             Some(g) => vec![g],
             None => (now.saturating_sub(3).max(1)..=now + 1).rev().collect(),
         };
-        let matched = candidates
+        // A slice that does not cover a generation number is the same in
+        // several generations: it then says nothing about which one the
+        // ETag stands for.
+        let matched: Vec<u64> = candidates
             .into_iter()
-            .find(|&g| self.shared.body(path, g, len)[a..b] == reply.body[..]);
-        match (matched, tag) {
-            (Some(g), Some(tag)) => self.check_etag(tag, path, g, false),
-            (Some(_), None) => {}
-            (None, _) => self.error(format!(
+            .filter(|&g| self.shared.body(path, g, len)[a..b] == reply.body[..])
+            .collect();
+        match (matched.as_slice(), tag) {
+            ([g], Some(tag)) => self.check_etag(tag, path, *g, false),
+            ([_, ..], _) => {}
+            ([], _) => self.error(format!(
                 "range {path} {a}-{b}: bytes of no generation{}",
                 if known.is_some() {
                     " its ETag names"

@@ -27,6 +27,7 @@ pub struct Stamp {
     size: u64,
     mtime: (i64, i128),
     ctime: (i64, i128),
+    nlink: u64,
 }
 
 impl Stamp {
@@ -37,7 +38,20 @@ impl Stamp {
             size: stat.st_size as u64,
             mtime: (stat.st_mtime, i128::from(stat.st_mtime_nsec)),
             ctime: (stat.st_ctime, i128::from(stat.st_ctime_nsec)),
+            nlink: stat.st_nlink,
         }
+    }
+
+    /// Whether the file still holds the bytes it held when this stamp was
+    /// taken. The change time catches a write that restored the
+    /// modification time (`rsync --inplace -t`), but it also moves when a
+    /// link is added or removed: a file renamed over, whose old inode we
+    /// still hold, keeps its content. So when the link count moved, the
+    /// change time is not evidence.
+    fn same_content(&self, now: &Stamp) -> bool {
+        let base =
+            (self.dev, self.ino, self.size, self.mtime) == (now.dev, now.ino, now.size, now.mtime);
+        base && (self.ctime == now.ctime || self.nlink != now.nlink)
     }
 
     /// Size in bytes.
@@ -143,7 +157,8 @@ impl DiskBody {
     /// True while the file is still the one loaded: one fstat. A mismatch
     /// is remembered for the reloader.
     pub fn unchanged(&self) -> bool {
-        let same = rustix::fs::fstat(self.file.as_fd()).is_ok_and(|s| Stamp::of(&s) == self.stamp);
+        let same = rustix::fs::fstat(self.file.as_fd())
+            .is_ok_and(|s| self.stamp.same_content(&Stamp::of(&s)));
         if !same {
             self.changed.store(true, Ordering::Relaxed);
         }
@@ -214,6 +229,22 @@ mod tests {
         std::fs::write(root.join("f"), "abcdefghij").unwrap();
         assert!(!body.unchanged());
         assert!(changed.load(Ordering::Relaxed));
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn a_file_renamed_over_keeps_its_content() {
+        let root = temp("renamed");
+        std::fs::write(root.join("f"), "old content").unwrap();
+        let dir = open_root(&root).unwrap();
+        let (file, stamp) = open(&dir, Path::new("f"), &root.join("f"), true).unwrap();
+        let body = DiskBody::new(file, stamp, Arc::new(AtomicBool::new(false)));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        // A deploy writes the new version beside it and renames it over.
+        std::fs::write(root.join("f.new"), "new content").unwrap();
+        std::fs::rename(root.join("f.new"), root.join("f")).unwrap();
+        assert!(body.unchanged(), "the held inode still has the old bytes");
+        assert_eq!(body.byte_at(0).unwrap(), b'o');
         std::fs::remove_dir_all(root).unwrap();
     }
 }
