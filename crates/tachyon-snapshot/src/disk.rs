@@ -64,6 +64,20 @@ impl Stamp {
         self.mtime.0.max(0) as u64
     }
 
+    /// True when the file changed less than `within` ago: a write may still
+    /// be going on in the same timestamp tick, and a later write in that
+    /// tick would not move the stamp (git's "racily clean" index entries).
+    pub fn is_recent(&self, within: std::time::Duration) -> bool {
+        let changed = std::time::UNIX_EPOCH
+            + std::time::Duration::new(
+                self.ctime.0.max(0) as u64,
+                self.ctime.1.clamp(0, 999_999_999) as u32,
+            );
+        std::time::SystemTime::now()
+            .duration_since(changed)
+            .map_or(true, |age| age < within)
+    }
+
     /// Device and inode: which file this is, whatever its content.
     pub fn id(&self) -> (u64, u64) {
         (self.dev, self.ino)

@@ -58,6 +58,9 @@ pub struct LoadOptions {
     pub not_found_page: Option<String>,
     /// Redirect rules; they take priority over files at the same path.
     pub redirects: Vec<RedirectRule>,
+    /// How long after its last change a disk-served file may be stamped;
+    /// a younger one fails the build as changed (retried by the caller).
+    pub settle: Duration,
 }
 
 impl Default for LoadOptions {
@@ -75,6 +78,7 @@ impl Default for LoadOptions {
             fallback: None,
             not_found_page: None,
             redirects: Vec::new(),
+            settle: Duration::from_secs(1),
         }
     }
 }
@@ -264,7 +268,7 @@ fn load_generation(
     let raws: Vec<Raw> = walked
         .found
         .par_iter()
-        .map(|f| read(&root_dir, &root, f, &changed))
+        .map(|f| read(&root_dir, &root, f, options.settle, &changed))
         .collect::<Result<_, _>>()?;
     let by_key: HashMap<&[u8], &Raw> = walked
         .found
@@ -534,6 +538,7 @@ fn read(
     root_dir: &OwnedFd,
     root: &Path,
     f: &Found,
+    settle: Duration,
     changed: &Arc<AtomicBool>,
 ) -> Result<Raw, LoadError> {
     let real = f.real.as_deref().unwrap_or(&f.path);
@@ -576,6 +581,15 @@ fn read(
         let mut raw = raw(data);
         raw.modified = modified;
         return Ok(raw);
+    }
+    // A disk-served body is later checked against its stamp; a stamp taken
+    // in the tick of an ongoing write could not see the rest of that write
+    // (the soak sent torn bodies this way). Such a file is not stamped yet:
+    // the build fails as changed and is retried.
+    if stamp.is_recent(settle) {
+        return Err(LoadError::Changed {
+            path: f.path.clone(),
+        });
     }
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     let mut chunk = vec![0u8; 256 * 1024];
@@ -979,6 +993,7 @@ mod tests {
         ]);
         let options = LoadOptions {
             max_file_in_memory: 1024,
+            settle: Duration::ZERO,
             ..LoadOptions::default()
         };
         let snap = Snapshot::load(&root, &options).unwrap();
@@ -1006,6 +1021,7 @@ mod tests {
         ]);
         let options = LoadOptions {
             max_file_in_memory: 4096,
+            settle: Duration::ZERO,
             compression: Compression {
                 codings: vec![],
                 ..Compression::default()

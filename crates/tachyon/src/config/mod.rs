@@ -286,6 +286,7 @@ impl Settings {
                 "not_found_page",
             )?,
             redirects: Vec::new(),
+            settle: defaults_load.settle,
         };
         // `tachyon` alone, in a directory without an index page, lists it
         // rather than answering 404 at `/`; a root someone chose is listed
