@@ -64,18 +64,20 @@ impl Stamp {
         self.mtime.0.max(0) as u64
     }
 
-    /// True when the file changed less than `within` ago: a write may still
-    /// be going on in the same timestamp tick, and a later write in that
-    /// tick would not move the stamp (git's "racily clean" index entries).
-    pub fn is_recent(&self, within: std::time::Duration) -> bool {
+    /// How much longer to wait before this file has gone `settle` without
+    /// a change, or `None` when it already has: a write may still be going
+    /// on in the tick of the last change, and a later write in that tick
+    /// would not move the stamp (git's "racily clean" index entries).
+    pub fn settling(&self, settle: std::time::Duration) -> Option<std::time::Duration> {
         let changed = std::time::UNIX_EPOCH
             + std::time::Duration::new(
                 self.ctime.0.max(0) as u64,
                 self.ctime.1.clamp(0, 999_999_999) as u32,
             );
-        std::time::SystemTime::now()
+        let age = std::time::SystemTime::now()
             .duration_since(changed)
-            .map_or(true, |age| age < within)
+            .unwrap_or_default();
+        settle.checked_sub(age).filter(|left| !left.is_zero())
     }
 
     /// Device and inode: which file this is, whatever its content.

@@ -59,7 +59,7 @@ pub struct LoadOptions {
     /// Redirect rules; they take priority over files at the same path.
     pub redirects: Vec<RedirectRule>,
     /// How long after its last change a disk-served file may be stamped;
-    /// a younger one fails the build as changed (retried by the caller).
+    /// the load waits for a younger one to settle.
     pub settle: Duration,
 }
 
@@ -552,17 +552,37 @@ fn read(
         path: f.path.clone(),
         source,
     };
-    let (mut file, stamp) = match disk::open(root_dir, relative, real, beneath) {
-        Ok(opened) => opened,
-        // Between the walk and the open, the path was deleted or swapped
-        // for something the policy refuses: this generation would not
-        // match the tree, and the change has queued another reload.
-        Err(OpenError::Vanished | OpenError::Refused) => {
-            return Err(LoadError::Changed {
-                path: f.path.clone(),
-            })
+    // A disk-served body is later checked against its stamp; a stamp taken
+    // in the tick of an ongoing write could not see the rest of that write.
+    // So such a file is stamped only once it has settled (a few waits at
+    // most: one written without pause fails the build as changed).
+    let mut waits = 0;
+    let (mut file, stamp) = loop {
+        let (file, stamp) = match disk::open(root_dir, relative, real, beneath) {
+            Ok(opened) => opened,
+            // Between the walk and the open, the path was deleted or swapped
+            // for something the policy refuses: this generation would not
+            // match the tree, and the change has queued another reload.
+            Err(OpenError::Vanished | OpenError::Refused) => {
+                return Err(LoadError::Changed {
+                    path: f.path.clone(),
+                })
+            }
+            Err(OpenError::Failed(source)) => return Err(read_error(source)),
+        };
+        match stamp.settling(settle).filter(|_| !f.in_memory) {
+            None => break (file, stamp),
+            Some(left) if waits < 5 => {
+                waits += 1;
+                drop(file);
+                std::thread::sleep(left);
+            }
+            Some(_) => {
+                return Err(LoadError::Changed {
+                    path: f.path.clone(),
+                })
+            }
         }
-        Err(OpenError::Failed(source)) => return Err(read_error(source)),
     };
     if stamp.id() != f.id || stamp.size() != f.len {
         return Err(LoadError::Changed {
@@ -581,15 +601,6 @@ fn read(
         let mut raw = raw(data);
         raw.modified = modified;
         return Ok(raw);
-    }
-    // A disk-served body is later checked against its stamp; a stamp taken
-    // in the tick of an ongoing write could not see the rest of that write
-    // (the soak sent torn bodies this way). Such a file is not stamped yet:
-    // the build fails as changed and is retried.
-    if stamp.is_recent(settle) {
-        return Err(LoadError::Changed {
-            path: f.path.clone(),
-        });
     }
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     let mut chunk = vec![0u8; 256 * 1024];

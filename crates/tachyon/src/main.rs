@@ -61,18 +61,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     let caches: Arc<[EncodeCache]> = (0..=settings.hosts.len())
         .map(|_| EncodeCache::default())
         .collect();
-    // A disk-served file written this very second cannot be stamped yet
-    // (see `LoadError::Changed`): wait for it rather than refuse to start.
-    let mut attempts = 0;
-    let hosts = loop {
-        match load_hosts(&settings, &caches) {
-            Err(err) if is_transient(&err) && attempts < 10 => {
-                attempts += 1;
-                std::thread::sleep(Duration::from_millis(500));
-            }
-            other => break other?,
-        }
-    };
+    let hosts = load_hosts(&settings, &caches)?;
     let listeners = tachyon_server::bind_listeners(&settings.listen, settings.threads, 4096)?;
     let requested = settings.limits.max_connections;
     settings.limits.max_connections =
@@ -123,15 +112,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     let signal_thread = std::thread::spawn(move || {
         for signal in signals.forever() {
             match signal {
-                SIGHUP => {
-                    // Deferred while a file is being written: try again.
-                    for _ in 0..10 {
-                        if reloader.reload("SIGHUP") {
-                            break;
-                        }
-                        std::thread::sleep(Duration::from_millis(500));
-                    }
-                }
+                SIGHUP => reloader.reload("SIGHUP"),
                 _ => {
                     if !quiet {
                         warn("stopping: finishing responses in flight");
@@ -148,15 +129,6 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     signal_handle.close();
     let _ = signal_thread.join();
     result.context("serving")
-}
-
-/// True for a build that failed because a file was changing: trying again
-/// in a moment will succeed.
-pub(crate) fn is_transient(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
-        e.downcast_ref::<tachyon_snapshot::LoadError>()
-            .is_some_and(|l| matches!(l, tachyon_snapshot::LoadError::Changed { .. }))
-    })
 }
 
 /// Builds one generation: the default site, then each virtual host, with

@@ -49,30 +49,16 @@ impl Reloader {
 
     /// Builds a new snapshot and swaps it in; on failure the old one stays.
     /// Builds a new snapshot and swaps it in; on failure the old one stays.
-    /// Returns false when the build failed only because a file was being
-    /// written: the caller should try again shortly.
-    pub fn reload(&self, why: &str) -> bool {
+    pub fn reload(&self, why: &str) {
         let _one_at_a_time = self.building.lock().unwrap_or_else(|e| e.into_inner());
         if !self.settings.quiet {
             crate::say(&format!("reloading ({why})"));
         }
         match crate::load_hosts(&self.settings, &self.caches) {
-            Ok(hosts) => {
-                self.site.publish(hosts);
-                true
-            }
-            Err(err) if crate::is_transient(&err) => {
-                if !self.settings.quiet {
-                    crate::say(&format!("reload ({why}) deferred: {err:#}"));
-                }
-                false
-            }
-            Err(err) => {
-                crate::warn(&format!(
-                    "reload ({why}) failed, still serving the previous snapshot: {err:#}"
-                ));
-                true
-            }
+            Ok(hosts) => self.site.publish(hosts),
+            Err(err) => crate::warn(&format!(
+                "reload ({why}) failed, still serving the previous snapshot: {err:#}"
+            )),
         }
     }
 
@@ -121,9 +107,8 @@ impl Reloader {
                     watch = Watch::start(&self.settings).ok();
                 }
             }
-            if dirty_since.take().is_some() && !self.reload("files changed") {
-                // A file is still being written: build again after it settles.
-                dirty_since = Some(Instant::now());
+            if dirty_since.take().is_some() {
+                self.reload("files changed");
             }
             if last_poll.elapsed() < ROOT_POLL {
                 continue;
@@ -133,14 +118,12 @@ impl Reloader {
             let stale = std::iter::once(hosts.default_site())
                 .chain(hosts.virtual_sites())
                 .any(|s| s.has_changed_files());
-            if stale && !self.reload("a disk-served file changed since it was loaded") {
-                dirty_since = Some(Instant::now());
+            if stale {
+                self.reload("a disk-served file changed since it was loaded");
             }
             if let Some(w) = &mut watch {
                 if let Some(why) = w.refresh(&self.settings) {
-                    if !self.reload(why) {
-                        dirty_since = Some(Instant::now());
-                    }
+                    self.reload(why);
                 }
             }
         }
