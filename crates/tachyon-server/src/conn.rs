@@ -125,6 +125,9 @@ pub enum Next {
 pub struct Ctx<'a> {
     pub read_buf: &'a mut Vec<u8>,
     pub out: &'a mut Outbox,
+    /// Copies of disk-served bodies on their way to a socket; refilled by
+    /// every send, so it carries nothing between connections.
+    pub bounce: &'a mut Vec<u8>,
     pub scratch: &'a mut Scratch,
     /// Joined values of list fields a request sent in several lines.
     pub combined: &'a mut Vec<u8>,
@@ -144,6 +147,11 @@ impl<'a> Ctx<'a> {
     pub fn turn(&mut self) -> Turn<'_, 'a> {
         debug_assert!(self.out.is_empty(), "a turn starts with a clean outbox");
         Turn(self)
+    }
+
+    /// Sends the turn's output, up to the turn's budget.
+    fn flush_out(&mut self, fd: &OwnedFd) -> Result<Flush, crate::outbox::SendError> {
+        self.out.flush(fd, TURN_BUDGET, self.bounce)
     }
 
     /// Returns what a closed connection had charged to the worker.
@@ -207,7 +215,7 @@ impl Conn {
             return self.discard_input(cx);
         }
         if let Some(pending) = self.pending.as_mut() {
-            let flush = pending.flush(&self.fd, TURN_BUDGET);
+            let flush = pending.flush(&self.fd, TURN_BUDGET, &mut *cx.bounce);
             match self.progress(flush, cx) {
                 Err(next) => return next,
                 Ok(()) => {
@@ -304,7 +312,7 @@ impl Conn {
                 self.linger = batch.linger || self.readable;
             }
             if !cx.out.is_empty() {
-                match cx.out.flush(&self.fd, TURN_BUDGET) {
+                match cx.flush_out(&self.fd) {
                     Err(_) => return Some(Next::Close),
                     Ok(Flush {
                         state: Flushed::All,
@@ -490,7 +498,7 @@ impl Conn {
             if let Ok(Flush {
                 state: Flushed::All,
                 ..
-            }) = cx.out.flush(&self.fd, TURN_BUDGET)
+            }) = cx.flush_out(&self.fd)
             {
                 self.linger = true;
                 return self.finish(cx);

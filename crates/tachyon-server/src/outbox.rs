@@ -6,9 +6,13 @@
 //! for sendfile. Pipelined responses accumulate in one outbox and leave in one
 //! `send`/`writev` (may_minihttp and ntex batch the same way). Invariants:
 //! parts are sent strictly in order, a part is dropped only once fully
-//! written, and a disk-served part never completes unless the file still is
-//! the one whose length and ETag its head announced (its last byte is held
-//! back until the file has been checked after every other byte went out).
+//! written, and no byte of a disk-served part reaches the socket unless the
+//! file was still, after that byte was read, the one whose length and ETag
+//! the head announced. By default disk bodies are copied through a bounce
+//! buffer: read, check the file's stamp, send. With sendfile (opt-in) the
+//! socket holds page-cache references, not copies, so the check can only
+//! hold back the last byte until every other byte was queued; a write
+//! after that can still reach the client (see `DiskBody::zero_copy`).
 
 use std::io;
 use std::ops::Range;
@@ -24,6 +28,10 @@ use tachyon_snapshot::{Body, Representation};
 const MAX_IOVECS: usize = 32;
 /// Largest sendfile call (nginx's `sendfile_max_chunk` default is 2 MiB).
 const SENDFILE_CHUNK: u64 = 1024 * 1024;
+/// Largest copy of a disk body per send: small enough to stay in L2 between
+/// the read and the send, large enough that the two syscalls and the stamp
+/// check are a small part of the cost.
+const COPY_CHUNK: u64 = 256 * 1024;
 
 enum Part {
     /// A run of `buf`.
@@ -176,7 +184,15 @@ impl Outbox {
     /// Sends as much as the socket takes, up to about `budget` bytes (a
     /// fairness bound: one fast reader of a large file must not hold the
     /// worker while other connections wait).
-    pub fn flush(&mut self, fd: &OwnedFd, budget: u64) -> Result<Flush, SendError> {
+    ///
+    /// `bounce` is scratch for copying disk bodies; it carries nothing from
+    /// one call to the next (what a send did not take is read again).
+    pub fn flush(
+        &mut self,
+        fd: &OwnedFd,
+        budget: u64,
+        bounce: &mut Vec<u8>,
+    ) -> Result<Flush, SendError> {
         self.seal();
         let mut sent = 0u64;
         while self.cursor < self.parts.len() {
@@ -191,7 +207,39 @@ impl Outbox {
                     let Body::Disk(disk) = &body.body else {
                         unreachable!("File parts are disk bodies")
                     };
-                    if *end - *offset == 1 {
+                    if !disk.zero_copy() {
+                        let want = (*end - *offset).min(COPY_CHUNK).min(budget - sent) as usize;
+                        if bounce.len() < want {
+                            bounce.resize(COPY_CHUNK as usize, 0);
+                        }
+                        let chunk = &mut bounce[..want];
+                        disk.read_exact_at(chunk, *offset)
+                            .map_err(|_| SendError::FileChanged)?;
+                        // A write changes the modification time before the
+                        // data, so a stamp unchanged after the read means
+                        // the copy holds the loaded bytes.
+                        if !disk.unchanged() {
+                            return Err(SendError::FileChanged);
+                        }
+                        match rustix::net::send(fd, chunk, SendFlags::NOSIGNAL) {
+                            Ok(n) => {
+                                *offset += n as u64;
+                                sent += n as u64;
+                                if offset == end {
+                                    self.cursor += 1;
+                                }
+                                continue;
+                            }
+                            Err(Errno::AGAIN) => {
+                                return Ok(Flush {
+                                    state: Flushed::Blocked,
+                                    sent,
+                                })
+                            }
+                            Err(Errno::INTR) => continue,
+                            Err(e) => return Err(io::Error::from(e).into()),
+                        }
+                    } else if *end - *offset == 1 {
                         // The last byte: read it, check the file, then send
                         // it from memory. A write that changed any byte sent
                         // so far changed the file's ctime first.
@@ -337,12 +385,12 @@ mod tests {
         for _ in 0..40 {
             out.push_body(&body, 0..100);
         }
-        let first = out.flush(&a, 1).unwrap();
+        let first = out.flush(&a, 1, &mut Vec::new()).unwrap();
         assert_eq!((first.state, first.sent), (Flushed::Paused, 3200));
-        let rest = out.flush(&a, u64::MAX).unwrap();
+        let rest = out.flush(&a, u64::MAX, &mut Vec::new()).unwrap();
         assert_eq!((rest.state, rest.sent), (Flushed::All, 800));
         drop(b);
         out.buf().extend_from_slice(b"x");
-        assert!(out.flush(&a, u64::MAX).is_err());
+        assert!(out.flush(&a, u64::MAX, &mut Vec::new()).is_err());
     }
 }

@@ -251,6 +251,7 @@ impl<'a> Worker<'a> {
         let mut read_buf = vec![0u8; READ_BUF];
         let mut out = Outbox::default();
         let mut scratch = Scratch::default();
+        let mut bounce = Vec::new();
         let mut combined = Vec::new();
         let mut date = DateCache::new();
         let mut generation = self.site.generation();
@@ -291,6 +292,7 @@ impl<'a> Worker<'a> {
             let mut cx = Ctx {
                 read_buf: &mut read_buf,
                 out: &mut out,
+                bounce: &mut bounce,
                 scratch: &mut scratch,
                 combined: &mut combined,
                 date: &date,

@@ -146,7 +146,7 @@ pub fn open_root(root: &Path) -> io::Result<OwnedFd> {
     )?)
 }
 
-/// A body served from a kept-open file with sendfile.
+/// A body served from a kept-open file.
 #[derive(Debug)]
 pub struct DiskBody {
     file: File,
@@ -154,20 +154,58 @@ pub struct DiskBody {
     /// Set when a send finds the file changed; shared by one snapshot's disk
     /// bodies so the reloader can notice and rebuild.
     changed: Arc<AtomicBool>,
+    /// Send with sendfile (the operator promised files are replaced by
+    /// rename, never rewritten in place) rather than through a copy.
+    zero_copy: bool,
 }
 
 impl DiskBody {
-    pub(crate) fn new(file: File, stamp: Stamp, changed: Arc<AtomicBool>) -> DiskBody {
+    pub(crate) fn new(
+        file: File,
+        stamp: Stamp,
+        changed: Arc<AtomicBool>,
+        zero_copy: bool,
+    ) -> DiskBody {
         DiskBody {
             file,
             stamp,
             changed,
+            zero_copy,
         }
     }
 
     /// The open file, for sendfile.
     pub fn file(&self) -> &File {
         &self.file
+    }
+
+    /// Whether this body may be sent with sendfile. sendfile hands the
+    /// socket references to page-cache pages, not copies: a write after the
+    /// call, even after every check, can still change bytes the client has
+    /// not received (on loopback, until the client reads them). Only a copy
+    /// taken before a successful stamp check is known to be the announced
+    /// representation; the soak of 2026-11-23 saw torn bodies without it.
+    pub fn zero_copy(&self) -> bool {
+        self.zero_copy
+    }
+
+    /// Fills `buf` from `offset`; a file that ends early has changed.
+    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let mut done = 0;
+        while done < buf.len() {
+            match rustix::io::pread(&self.file, &mut buf[done..], offset + done as u64) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "file truncated",
+                    ))
+                }
+                Ok(n) => done += n,
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
     }
 
     /// True while the file is still the one loaded: one fstat. A mismatch
@@ -237,7 +275,7 @@ mod tests {
         let dir = open_root(&root).unwrap();
         let (file, stamp) = open(&dir, Path::new("f"), &root.join("f"), true).unwrap();
         let changed = Arc::new(AtomicBool::new(false));
-        let body = DiskBody::new(file, stamp, Arc::clone(&changed));
+        let body = DiskBody::new(file, stamp, Arc::clone(&changed), false);
         assert!(body.unchanged());
         assert_eq!(body.byte_at(9).unwrap(), b'9');
         // Same length, new bytes, as `rsync --inplace` or `cp` over it would.
@@ -254,7 +292,7 @@ mod tests {
         std::fs::write(root.join("f"), "old content").unwrap();
         let dir = open_root(&root).unwrap();
         let (file, stamp) = open(&dir, Path::new("f"), &root.join("f"), true).unwrap();
-        let body = DiskBody::new(file, stamp, Arc::new(AtomicBool::new(false)));
+        let body = DiskBody::new(file, stamp, Arc::new(AtomicBool::new(false)), false);
         std::thread::sleep(std::time::Duration::from_millis(20));
         // A deploy writes the new version beside it and renames it over.
         std::fs::write(root.join("f.new"), "new content").unwrap();

@@ -61,6 +61,11 @@ pub struct LoadOptions {
     /// How long after its last change a disk-served file may be stamped;
     /// the load waits for a younger one to settle.
     pub settle: Duration,
+    /// Send disk-served bodies with sendfile instead of copying them. Faster
+    /// for large files, but safe only where files are replaced by rename:
+    /// a file rewritten in place while it is being sent can reach the
+    /// client with bytes its ETag does not describe (see `DiskBody::zero_copy`).
+    pub sendfile: bool,
 }
 
 impl Default for LoadOptions {
@@ -79,6 +84,7 @@ impl Default for LoadOptions {
             not_found_page: None,
             redirects: Vec::new(),
             settle: Duration::from_secs(1),
+            sendfile: false,
         }
     }
 }
@@ -268,7 +274,7 @@ fn load_generation(
     let raws: Vec<Raw> = walked
         .found
         .par_iter()
-        .map(|f| read(&root_dir, &root, f, options.settle, &changed))
+        .map(|f| read(&root_dir, &root, f, options, &changed))
         .collect::<Result<_, _>>()?;
     let by_key: HashMap<&[u8], &Raw> = walked
         .found
@@ -538,9 +544,10 @@ fn read(
     root_dir: &OwnedFd,
     root: &Path,
     f: &Found,
-    settle: Duration,
+    options: &LoadOptions,
     changed: &Arc<AtomicBool>,
 ) -> Result<Raw, LoadError> {
+    let settle = options.settle;
     let real = f.real.as_deref().unwrap_or(&f.path);
     let (relative, beneath) = match real.strip_prefix(root) {
         Ok(relative) => (relative, true),
@@ -613,7 +620,7 @@ fn read(
         hasher.update(&chunk[..n]);
         read += n as u64;
     }
-    let body = DiskBody::new(file, stamp, Arc::clone(changed));
+    let body = DiskBody::new(file, stamp, Arc::clone(changed), options.sendfile);
     // Hashed bytes must be the bytes that will be sent: a write during the
     // hash moved the file's change time.
     if read != f.len || !body.unchanged() {

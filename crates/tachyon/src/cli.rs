@@ -22,9 +22,15 @@ pub struct Args {
     #[arg(long, value_name = "SIZE")]
     pub max_memory: Option<String>,
 
-    /// Files larger than this are served from disk with sendfile [default: 4MiB]
+    /// Files larger than this are served from disk [default: 4MiB]
     #[arg(long, value_name = "SIZE")]
     pub max_file_in_memory: Option<String>,
+
+    /// Send disk-served files with sendfile instead of a checked copy: less CPU on
+    /// large files, but only safe if files are replaced by rename, never rewritten
+    /// in place while being served
+    #[arg(long)]
+    pub sendfile: bool,
 
     /// Index file for directories, repeatable, tried in order [default: index.html, index.htm]
     #[arg(long = "index", value_name = "NAME")]

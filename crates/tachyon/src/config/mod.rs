@@ -43,6 +43,8 @@ pub struct File {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub follow_outside_symlinks: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub sendfile: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub listing: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clean_urls: Option<bool>,
@@ -287,6 +289,7 @@ impl Settings {
             )?,
             redirects: Vec::new(),
             settle: defaults_load.settle,
+            sendfile: args.sendfile || file.sendfile.unwrap_or(false),
         };
         // `tachyon` alone, in a directory without an index page, lists it
         // rather than answering 404 at `/`; a root someone chose is listed
@@ -450,6 +453,7 @@ impl Settings {
             index_files: Some(self.load.index_files.clone()),
             serve_dotfiles: Some(self.load.serve_dotfiles),
             follow_outside_symlinks: Some(self.load.follow_outside_symlinks),
+            sendfile: Some(self.load.sendfile),
             listing: Some(self.load.listing),
             clean_urls: Some(self.load.clean_urls),
             fallback: self.load.fallback.clone(),

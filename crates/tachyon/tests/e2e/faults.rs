@@ -468,3 +468,50 @@ fn a_fast_large_download_does_not_starve_other_clients() {
         "a small request waited {worst:?} behind a large download"
     );
 }
+
+/// Bytes already handed to the kernel for a disk-served file are the bytes
+/// that were checked: a client that stops reading mid-download while the
+/// file is rewritten in place (same length, new content) gets either the
+/// old bytes in full or a short body, never a full-length mix. With
+/// `--sendfile` the kernel holds page references, and this spec fails.
+#[test]
+fn a_rewrite_while_the_client_is_not_reading_never_tears_the_body() {
+    let site = Site::new();
+    let len = 8 * 1024 * 1024;
+    site.file("big.bin", vec![b'o'; len]);
+    let server = Server::start(&site.root, &["--no-watch", "--max-file-in-memory", "1MiB"]);
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(b"GET /big.bin HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut got = vec![0u8; 64 * 1024];
+    let mut filled = 0;
+    while filled < got.len() {
+        let n = stream.read(&mut got[filled..]).unwrap();
+        assert!(n > 0, "closed before the first 64 KiB");
+        filled += n;
+    }
+    // Let the server fill both socket buffers, then rewrite in place.
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(site.path("big.bin"))
+        .and_then(|mut f| f.write_all(&vec![b'n'; len]))
+        .unwrap();
+    stream.read_to_end(&mut got).unwrap();
+    let head_end = got.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let body = &got[head_end..];
+    assert!(body.len() <= len, "more than Content-Length");
+    let mixed = body.iter().filter(|&&b| b != b'o').count();
+    assert_eq!(
+        mixed,
+        0,
+        "{} of {} bytes received under the old ETag are new content (full length: {})",
+        mixed,
+        body.len(),
+        body.len() == len
+    );
+}
