@@ -13,7 +13,10 @@
 //! - `setup`: installs the tools and peers.
 //! - `build`: tachyon's snapshot build time and memory on a large site.
 //! - `soak`: millions of verified requests while the site changes.
+//! - `abuse`: a normal client's service beside slowloris, slow body, slow
+//!   read and non-reading pipeliners.
 
+mod abuse;
 mod build;
 mod charts;
 mod clients;
@@ -132,6 +135,42 @@ enum Cmd {
         #[arg(long)]
         workers: Option<usize>,
     },
+    /// A normal wrk client's success rate, p99 and the server's RSS while
+    /// 1,000+ hostile connections attack, against its unloaded run
+    Abuse {
+        /// Servers, comma-separated; interleaved within each round
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "tachyon,nginx,lighttpd,h2o"
+        )]
+        servers: Vec<String>,
+        /// Attacks, comma-separated: slowloris, slow-body, slow-read, pipeliners
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "slowloris,slow-body,slow-read,pipeliners"
+        )]
+        attacks: Vec<String>,
+        /// Attack connections
+        #[arg(long, default_value_t = 1500)]
+        connections: usize,
+        /// Seconds of each wrk run (unloaded, then under attack)
+        #[arg(long, default_value_t = 10)]
+        duration: u64,
+        /// Seconds between the attack's start and the loaded wrk run
+        #[arg(long, default_value_t = 5)]
+        ramp: u64,
+        /// Rounds; tables show medians
+        #[arg(long, default_value_t = 3)]
+        rounds: u32,
+        /// Output folder (abuse.json, abuse.md, attacker logs)
+        #[arg(long, default_value = "bench-results/abuse")]
+        out: PathBuf,
+        /// Worker processes/threads per server [default: cores]
+        #[arg(long)]
+        workers: Option<usize>,
+    },
     /// Run the floor server (started by `run`; not a web server)
     #[command(hide = true)]
     Floor {
@@ -218,6 +257,38 @@ fn main() -> ExitCode {
                 requests,
                 clients,
                 reload_every: std::time::Duration::from_secs(reload_every.max(1)),
+                out,
+                workers: workers
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                peers_dir: peers::default_peers_dir(),
+            })
+        })(),
+        Cmd::Abuse {
+            servers,
+            attacks,
+            connections,
+            duration,
+            ramp,
+            rounds,
+            out,
+            workers,
+        } => (|| {
+            let servers = servers
+                .iter()
+                .map(|s| peers::Peer::parse(s.trim()))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let attacks = attacks
+                .iter()
+                .map(|a| abuse::Attack::parse(a.trim()))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            anyhow::ensure!(rounds > 0, "--rounds must be at least 1");
+            abuse::abuse(&abuse::AbuseOptions {
+                servers,
+                attacks,
+                connections,
+                duration: std::time::Duration::from_secs(duration.max(1)),
+                ramp: std::time::Duration::from_secs(ramp),
+                rounds,
                 out,
                 workers: workers
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),

@@ -17,6 +17,7 @@
 mod balance;
 mod clock;
 mod conn;
+mod ffi;
 mod limits;
 mod outbox;
 pub mod respond;

@@ -515,3 +515,59 @@ fn a_rewrite_while_the_client_is_not_reading_never_tears_the_body() {
         body.len() == len
     );
 }
+
+/// The server's send queue toward `client` (unsent plus unacknowledged
+/// bytes), from /proc/net/tcp: the kernel memory that connection pins.
+fn server_send_queue(server: std::net::SocketAddr, client: std::net::SocketAddr) -> Option<u64> {
+    let table = std::fs::read_to_string("/proc/net/tcp").ok()?;
+    let local = format!(":{:04X}", server.port());
+    let remote = format!(":{:04X}", client.port());
+    table.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        (fields.get(1)?.ends_with(&local) && fields.get(2)?.ends_with(&remote)).then(|| {
+            let tx = fields.get(4)?.split(':').next()?;
+            u64::from_str_radix(tx, 16).ok()
+        })?
+    })
+}
+
+/// A client that asks for large responses and never reads pins little
+/// kernel memory: without a cap, the send buffer autotunes to 4 MiB per
+/// connection, and 1,500 such clients drove the machine's TCP memory to
+/// its global limit, stalling every other client's sends.
+#[test]
+fn a_client_that_never_reads_pins_little_kernel_memory() {
+    let site = Site::new();
+    site.file("big.bin", vec![b'b'; 2 * 1024 * 1024]);
+    let server = Server::start(&site.root, &["--no-watch"]);
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream
+        .write_all(&b"GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n".repeat(4))
+        .unwrap();
+    let client = stream.local_addr().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let queued = server_send_queue(server.addr, client).expect("the server's socket");
+    assert!(
+        queued <= 256 * 1024,
+        "{queued} bytes queued toward a client that reads nothing"
+    );
+    // Reading resumes the transfer: all four responses arrive.
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let want = 4 * 2 * 1024 * 1024;
+    let mut got = 0usize;
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut bodies = 0usize;
+    while bodies < want {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "closed after {got} bytes");
+        got += n;
+        bodies += buf[..n].iter().filter(|&&b| b == b'b').count();
+    }
+    // Heads add a few 'b's of their own ("bytes"); the bodies are all there.
+    assert!(
+        bodies >= want && got < want + 4096,
+        "{bodies} of {want}, {got} read"
+    );
+}
