@@ -22,6 +22,9 @@ pub enum Peer {
     /// tachyon with compression, listing and watching off: the A/B
     /// reference for what those features cost on the hot path.
     TachyonBare,
+    /// tachyon as a site owner runs it, but disk-served bodies sent with
+    /// sendfile instead of a checked copy: what the copy costs.
+    TachyonSendfile,
     Floor,
     Nginx,
     NginxDefault,
@@ -33,9 +36,10 @@ pub enum Peer {
 }
 
 impl Peer {
-    pub const ALL: [Peer; 10] = [
+    pub const ALL: [Peer; 11] = [
         Peer::Tachyon,
         Peer::TachyonBare,
+        Peer::TachyonSendfile,
         Peer::Floor,
         Peer::Nginx,
         Peer::NginxDefault,
@@ -50,6 +54,7 @@ impl Peer {
         match self {
             Peer::Tachyon => "tachyon",
             Peer::TachyonBare => "tachyon-bare",
+            Peer::TachyonSendfile => "tachyon-sendfile",
             Peer::Floor => "floor",
             Peer::Nginx => "nginx",
             Peer::NginxDefault => "nginx-default",
@@ -74,7 +79,7 @@ impl Peer {
     /// The executable that must be installed (None: built from this workspace).
     pub fn program(self) -> Option<&'static str> {
         match self {
-            Peer::Tachyon | Peer::TachyonBare | Peer::Floor => None,
+            Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::Floor => None,
             Peer::Nginx | Peer::NginxDefault => Some("nginx"),
             Peer::Lighttpd => Some("lighttpd"),
             Peer::H2o => Some("h2o"),
@@ -88,7 +93,7 @@ impl Peer {
     /// workspace root; empty for installed servers.
     pub fn sources(self) -> &'static [&'static str] {
         match self {
-            Peer::Tachyon | Peer::TachyonBare => &[
+            Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile => &[
                 "crates/tachyon",
                 "crates/tachyon-http",
                 "crates/tachyon-server",
@@ -103,7 +108,7 @@ impl Peer {
     /// The command that prints the version, and which stream has it.
     pub fn version_command(self) -> Option<(&'static str, &'static [&'static str])> {
         Some(match self {
-            Peer::Tachyon | Peer::TachyonBare | Peer::Floor => return None,
+            Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::Floor => return None,
             Peer::Nginx | Peer::NginxDefault => ("nginx", &["-v"]),
             Peer::Lighttpd => ("lighttpd", &["-v"]),
             Peer::H2o => ("h2o", &["--version"]),
@@ -251,7 +256,7 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
     };
     let mut c;
     match peer {
-        Peer::Tachyon | Peer::TachyonBare => {
+        Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile => {
             c = Command::new(&env.tachyon_bin);
             c.arg(&env.root).args([
                 "--listen",
@@ -260,10 +265,13 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
                 &workers,
                 "--quiet",
             ]);
-            if peer == Peer::Tachyon {
+            if peer != Peer::TachyonBare {
                 // Listing on (and compression and watching, the defaults):
                 // the figures are for the server as a site owner runs it.
                 c.arg("--listing");
+                if peer == Peer::TachyonSendfile {
+                    c.arg("--sendfile");
+                }
             } else {
                 c.args(["--no-compress", "--no-watch"]);
             }
@@ -335,7 +343,7 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
 
 fn binary_path(peer: Peer, env: &Env) -> Option<PathBuf> {
     match peer {
-        Peer::Tachyon | Peer::TachyonBare => Some(env.tachyon_bin.clone()),
+        Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile => Some(env.tachyon_bin.clone()),
         Peer::Floor => None,
         other => which(other.program()?),
     }

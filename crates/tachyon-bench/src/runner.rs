@@ -85,8 +85,9 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     }
     let bench_bin = std::env::current_exe()?;
     let tachyon_bin = bench_bin.with_file_name("tachyon");
-    let wants_tachyon =
-        opts.servers.contains(&Peer::Tachyon) || opts.servers.contains(&Peer::TachyonBare);
+    let wants_tachyon = opts.servers.contains(&Peer::Tachyon)
+        || opts.servers.contains(&Peer::TachyonBare)
+        || opts.servers.contains(&Peer::TachyonSendfile);
     if wants_tachyon && !tachyon_bin.is_file() {
         bail!(
             "{} not found: build it with `cargo build --release -p tachyon`",
