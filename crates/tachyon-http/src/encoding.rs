@@ -32,15 +32,6 @@ impl Coding {
         }
     }
 
-    /// The `Content-Encoding` header line for this coding, CRLF included.
-    pub fn header_line(self) -> &'static [u8] {
-        match self {
-            Coding::Br => b"Content-Encoding: br\r\n",
-            Coding::Zstd => b"Content-Encoding: zstd\r\n",
-            Coding::Gzip => b"Content-Encoding: gzip\r\n",
-        }
-    }
-
     /// The file-name suffix of a precompressed sibling (`app.js.br`).
     pub fn suffix(self) -> &'static str {
         match self {

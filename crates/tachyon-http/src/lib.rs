@@ -3,7 +3,8 @@
 //! This crate owns request-head parsing ([`request`]), turning a request target
 //! into a path that cannot leave the site ([`target`]), precondition and range
 //! evaluation ([`conditional`], [`range`]), content-coding negotiation ([`encoding`]),
-//! response heads ([`response`]) and the cached `Date` value ([`date`]).
+//! the response model every protocol shares ([`response`]), its HTTP/1.1
+//! encoding ([`h1`]) and the cached `Date` value ([`date`]).
 //! It knows nothing of sockets, files or threads. Every protocol error is a
 //! [`ParseError`], and [`ParseError::status`] is the one place that chooses the
 //! status code a malformed request gets.
@@ -12,6 +13,8 @@ pub mod conditional;
 pub mod date;
 pub mod encoding;
 pub mod error;
+pub mod h1;
+pub mod multipart;
 pub mod range;
 pub mod request;
 pub mod response;
@@ -19,4 +22,4 @@ pub mod target;
 
 pub use error::ParseError;
 pub use request::{Method, Parsed, RequestHead, Version};
-pub use response::Status;
+pub use response::{Exchange, Persistence, Status};

@@ -1,112 +1,169 @@
-//! Status codes and the bytes of response heads that do not depend on a file.
+//! The response model every protocol shares: a status, header fields named
+//! by what they mean, and how the exchange is framed. Bytes are not written
+//! here; each protocol's encoder ([`crate::h1`] for HTTP/1.1) spells the
+//! model its own way, as hyper keeps head encoding in `role.rs` apart from
+//! connection state.
 //!
-//! File responses carry a head that the snapshot serializes once at load; this
-//! module supplies the pieces every head shares (status lines, `Server`,
-//! `nosniff`) and whole error responses. Invariant: everything written here is
-//! a complete, valid head fragment ending in CRLF.
+//! Invariant: a [`Field`] can only hold a value that is legal on the wire
+//! (no CR, LF, NUL or other control byte), so an encoder never re-checks it.
 
 use crate::date::DateCache;
 
-/// `Server` and `X-Content-Type-Options` go on every response.
-pub const COMMON_HEADERS: &[u8] = b"Server: tachyon\r\nX-Content-Type-Options: nosniff\r\n";
+/// Defines [`Status`] from one table, so a code, its text and its reason
+/// phrase cannot drift apart.
+macro_rules! statuses {
+    ($($variant:ident = $code:literal $reason:literal,)*) => {
+        /// The status codes tachyon sends.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Status {
+            $($variant,)*
+        }
+
+        impl Status {
+            /// The numeric code.
+            pub fn code(self) -> u16 {
+                match self {
+                    $(Status::$variant => $code,)*
+                }
+            }
+
+            /// The code as three digits.
+            pub fn code_text(self) -> &'static str {
+                match self {
+                    $(Status::$variant => stringify!($code),)*
+                }
+            }
+
+            /// The reason phrase (RFC 9110 §15).
+            pub fn reason(self) -> &'static str {
+                match self {
+                    $(Status::$variant => $reason,)*
+                }
+            }
+        }
+    };
+}
+
+statuses! {
+    Ok = 200 "OK",
+    NoContent = 204 "No Content",
+    PartialContent = 206 "Partial Content",
+    MovedPermanently = 301 "Moved Permanently",
+    Found = 302 "Found",
+    NotModified = 304 "Not Modified",
+    TemporaryRedirect = 307 "Temporary Redirect",
+    PermanentRedirect = 308 "Permanent Redirect",
+    BadRequest = 400 "Bad Request",
+    NotFound = 404 "Not Found",
+    MethodNotAllowed = 405 "Method Not Allowed",
+    NotAcceptable = 406 "Not Acceptable",
+    RequestTimeout = 408 "Request Timeout",
+    PreconditionFailed = 412 "Precondition Failed",
+    ContentTooLarge = 413 "Content Too Large",
+    UriTooLong = 414 "URI Too Long",
+    RangeNotSatisfiable = 416 "Range Not Satisfiable",
+    HeadersTooLarge = 431 "Request Header Fields Too Large",
+    ServiceUnavailable = 503 "Service Unavailable",
+    VersionNotSupported = 505 "HTTP Version Not Supported",
+}
+
+/// A header field name. The ones the server computes are variants, so an
+/// encoder can spell each its own way (HTTP/1.1 `Content-Length`, HTTP/2
+/// `content-length` or its HPACK static-table index, RFC 7541 Appendix A);
+/// configured headers are [`Name::Custom`], checked to be a token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Name {
+    AcceptRanges,
+    Allow,
+    CacheControl,
+    ContentEncoding,
+    ContentLength,
+    ContentRange,
+    ContentType,
+    Date,
+    ETag,
+    LastModified,
+    Location,
+    RetryAfter,
+    Server,
+    Vary,
+    XContentTypeOptions,
+    /// A configured header (CSP, CORS), as the configuration spelled it.
+    Custom(Box<str>),
+}
+
+impl Name {
+    /// The name as HTTP/1.1 writes it (field names are case-insensitive,
+    /// RFC 9110 §5.1; these are the spellings every peer sends).
+    pub fn as_str(&self) -> &str {
+        match self {
+            Name::AcceptRanges => "Accept-Ranges",
+            Name::Allow => "Allow",
+            Name::CacheControl => "Cache-Control",
+            Name::ContentEncoding => "Content-Encoding",
+            Name::ContentLength => "Content-Length",
+            Name::ContentRange => "Content-Range",
+            Name::ContentType => "Content-Type",
+            Name::Date => "Date",
+            Name::ETag => "ETag",
+            Name::LastModified => "Last-Modified",
+            Name::Location => "Location",
+            Name::RetryAfter => "Retry-After",
+            Name::Server => "Server",
+            Name::Vary => "Vary",
+            Name::XContentTypeOptions => "X-Content-Type-Options",
+            Name::Custom(name) => name,
+        }
+    }
+
+    /// A configured name, if it is a token (RFC 9110 §5.1).
+    pub fn custom(name: &str) -> Option<Name> {
+        let token = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        token.then(|| Name::Custom(name.into()))
+    }
+}
+
+/// One header field of a representation, fixed at load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    name: Name,
+    value: Box<str>,
+}
+
+impl Field {
+    /// A field, if `value` is legal on the wire: no control characters
+    /// other than tab (RFC 9110 §5.5). Surrounding whitespace is trimmed.
+    pub fn new(name: Name, value: &str) -> Option<Field> {
+        let value = value.trim();
+        let clean = !value.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7f);
+        clean.then(|| Field {
+            name,
+            value: value.into(),
+        })
+    }
+
+    pub fn name(&self) -> &Name {
+        &self.name
+    }
+
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+}
+
+/// The fields every response carries.
+pub const SERVER: &str = "tachyon";
+pub const NOSNIFF: &str = "nosniff";
 
 /// Methods a static site answers; sent in `Allow` on 405 and OPTIONS (RFC 9110 §15.5.6).
-pub const ALLOW: &[u8] = b"Allow: GET, HEAD, OPTIONS\r\n";
+pub const ALLOWED_METHODS: &str = "GET, HEAD, OPTIONS";
 
-/// The status codes tachyon sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    Ok,
-    NoContent,
-    PartialContent,
-    MovedPermanently,
-    Found,
-    TemporaryRedirect,
-    PermanentRedirect,
-    NotModified,
-    BadRequest,
-    Forbidden,
-    NotFound,
-    MethodNotAllowed,
-    NotAcceptable,
-    RequestTimeout,
-    PreconditionFailed,
-    ContentTooLarge,
-    UriTooLong,
-    RangeNotSatisfiable,
-    HeadersTooLarge,
-    InternalError,
-    ServiceUnavailable,
-    VersionNotSupported,
-}
-
-impl Status {
-    /// The numeric code.
-    pub fn code(self) -> u16 {
-        match self {
-            Status::Ok => 200,
-            Status::NoContent => 204,
-            Status::PartialContent => 206,
-            Status::MovedPermanently => 301,
-            Status::Found => 302,
-            Status::TemporaryRedirect => 307,
-            Status::PermanentRedirect => 308,
-            Status::NotModified => 304,
-            Status::BadRequest => 400,
-            Status::Forbidden => 403,
-            Status::NotFound => 404,
-            Status::MethodNotAllowed => 405,
-            Status::NotAcceptable => 406,
-            Status::RequestTimeout => 408,
-            Status::PreconditionFailed => 412,
-            Status::ContentTooLarge => 413,
-            Status::UriTooLong => 414,
-            Status::RangeNotSatisfiable => 416,
-            Status::HeadersTooLarge => 431,
-            Status::InternalError => 500,
-            Status::ServiceUnavailable => 503,
-            Status::VersionNotSupported => 505,
-        }
-    }
-
-    /// The reason phrase (RFC 9110 §15).
-    pub fn reason(self) -> &'static str {
-        match self {
-            Status::Ok => "OK",
-            Status::NoContent => "No Content",
-            Status::PartialContent => "Partial Content",
-            Status::MovedPermanently => "Moved Permanently",
-            Status::Found => "Found",
-            Status::TemporaryRedirect => "Temporary Redirect",
-            Status::PermanentRedirect => "Permanent Redirect",
-            Status::NotModified => "Not Modified",
-            Status::BadRequest => "Bad Request",
-            Status::Forbidden => "Forbidden",
-            Status::NotFound => "Not Found",
-            Status::MethodNotAllowed => "Method Not Allowed",
-            Status::NotAcceptable => "Not Acceptable",
-            Status::RequestTimeout => "Request Timeout",
-            Status::PreconditionFailed => "Precondition Failed",
-            Status::ContentTooLarge => "Content Too Large",
-            Status::UriTooLong => "URI Too Long",
-            Status::RangeNotSatisfiable => "Range Not Satisfiable",
-            Status::HeadersTooLarge => "Request Header Fields Too Large",
-            Status::InternalError => "Internal Server Error",
-            Status::ServiceUnavailable => "Service Unavailable",
-            Status::VersionNotSupported => "HTTP Version Not Supported",
-        }
-    }
-
-    /// Appends `HTTP/1.1 CODE REASON\r\n`. We always answer as HTTP/1.1, which
-    /// RFC 9110 §6.2 allows for 1.0 clients too (the major version is what counts).
-    pub fn write_line(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(b"HTTP/1.1 ");
-        out.extend_from_slice(itoa::Buffer::new().format(self.code()).as_bytes());
-        out.push(b' ');
-        out.extend_from_slice(self.reason().as_bytes());
-        out.extend_from_slice(b"\r\n");
-    }
-}
+/// Sent with a 503 for a file that changed under the server: a reload is
+/// on its way.
+pub const RETRY_AFTER_SECS: &str = "1";
 
 /// How the connection continues after a response, which decides the
 /// `Connection` header (RFC 9112 §9.3).
@@ -120,109 +177,57 @@ pub enum Persistence {
     Close,
 }
 
-impl Persistence {
-    /// The `Connection` header line for this outcome, if any.
-    pub fn header(self) -> &'static [u8] {
-        match self {
-            Persistence::KeepAlive => b"",
-            Persistence::KeepAliveEcho => b"Connection: keep-alive\r\n",
-            Persistence::Close => b"Connection: close\r\n",
+/// What every response of one exchange shares besides its own fields: the
+/// `Date`, how the connection continues, and whether a body follows the
+/// head (not for HEAD, RFC 9110 §9.3.2).
+#[derive(Clone, Copy)]
+pub struct Exchange<'d> {
+    pub date: &'d DateCache,
+    pub persistence: Persistence,
+    pub head_only: bool,
+}
+
+impl Exchange<'_> {
+    /// The same exchange, ending the connection after this response.
+    pub fn closing(self) -> Self {
+        Exchange {
+            persistence: Persistence::Close,
+            ..self
         }
     }
 }
 
-/// Appends `Date: ...\r\n` from the worker's cache.
-pub fn write_date(out: &mut Vec<u8>, date: &DateCache) {
-    out.extend_from_slice(b"Date: ");
-    out.extend_from_slice(date.bytes());
-    out.extend_from_slice(b"\r\n");
-}
+/// The small HTML page sent with an error status, the same in every
+/// protocol; written in pieces so an error costs no allocation.
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorPage(pub Status);
 
-/// Appends `Content-Length: N\r\n`.
-pub fn write_content_length(out: &mut Vec<u8>, len: u64) {
-    out.extend_from_slice(b"Content-Length: ");
-    out.extend_from_slice(itoa::Buffer::new().format(len).as_bytes());
-    out.extend_from_slice(b"\r\n");
-}
-
-/// Appends a complete error response with a small HTML body (omitted for HEAD).
-/// `extra` is inserted verbatim among the headers (e.g. `Allow` for 405,
-/// `Content-Range` for 416) and must be empty or end in CRLF.
-pub fn write_error(
-    out: &mut Vec<u8>,
-    status: Status,
-    date: &DateCache,
-    persistence: Persistence,
-    extra: &[u8],
-    head_only: bool,
-) {
-    let body = error_body(status);
-    status.write_line(out);
-    out.extend_from_slice(COMMON_HEADERS);
-    write_date(out, date);
-    out.extend_from_slice(b"Content-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\n");
-    write_content_length(out, body.len() as u64);
-    out.extend_from_slice(extra);
-    out.extend_from_slice(persistence.header());
-    out.extend_from_slice(b"\r\n");
-    if !head_only {
-        out.extend_from_slice(body.as_bytes());
-    }
-}
-
-/// The small HTML page sent with an error status.
-pub fn error_body(status: Status) -> String {
-    format!(
-        "<!doctype html>\n<title>{code} {reason}</title>\n<h1>{code} {reason}</h1>\n",
-        code = status.code(),
-        reason = status.reason()
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn error_response_is_a_complete_head_with_matching_length() {
-        let date = DateCache::new();
-        let mut out = Vec::new();
-        write_error(
-            &mut out,
-            Status::NotFound,
-            &date,
-            Persistence::KeepAlive,
-            b"",
-            false,
-        );
-        let text = String::from_utf8(out).unwrap();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap();
-        assert!(head.starts_with("HTTP/1.1 404 Not Found\r\n"));
-        assert!(head.contains("X-Content-Type-Options: nosniff"));
-        assert!(head.contains(&format!("Content-Length: {}", body.len())));
-        assert!(
-            !head.contains("Connection:"),
-            "1.1 keep-alive needs no header"
-        );
+impl ErrorPage {
+    fn pieces(self) -> [&'static str; 9] {
+        let code = self.0.code_text();
+        let reason = self.0.reason();
+        [
+            "<!doctype html>\n<title>",
+            code,
+            " ",
+            reason,
+            "</title>\n<h1>",
+            code,
+            " ",
+            reason,
+            "</h1>\n",
+        ]
     }
 
-    #[test]
-    fn head_only_error_has_no_body_but_the_same_length() {
-        let date = DateCache::new();
-        let mut out = Vec::new();
-        write_error(
-            &mut out,
-            Status::MethodNotAllowed,
-            &date,
-            Persistence::Close,
-            ALLOW,
-            true,
-        );
-        let text = String::from_utf8(out).unwrap();
-        assert!(text.ends_with("\r\n\r\n"));
-        assert!(text.contains("Allow: GET, HEAD, OPTIONS\r\n"));
-        assert!(text.contains("Connection: close\r\n"));
-        let len = error_body(Status::MethodNotAllowed).len();
-        assert!(text.contains(&format!("Content-Length: {len}\r\n")));
+    /// The page's length in bytes.
+    pub fn byte_len(self) -> usize {
+        self.pieces().iter().map(|p| p.len()).sum()
+    }
+
+    /// Appends the page.
+    pub fn write(self, out: &mut Vec<u8>) {
+        for piece in self.pieces() {
+            out.extend_from_slice(piece.as_bytes());
+        }
     }
 }

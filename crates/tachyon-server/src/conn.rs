@@ -22,13 +22,15 @@ use std::os::fd::OwnedFd;
 use rustix::io::Errno;
 use rustix::net::{RecvFlags, Shutdown};
 use tachyon_http::date::DateCache;
+use tachyon_http::h1::error as write_h1_error;
 use tachyon_http::request::{self, BodyFraming, Parsed};
-use tachyon_http::response::{self, Persistence};
-use tachyon_http::{ParseError, Status, Version};
+use tachyon_http::response::{Exchange, Persistence};
+use tachyon_http::{Method, ParseError, Status, Version};
 
+use crate::h1::{respond, Outcome};
 use crate::limits::Limits;
 use crate::outbox::{Flush, Flushed, Outbox};
-use crate::respond::{respond, Outcome, Scratch};
+use crate::reply::Scratch;
 use crate::site::Hosts;
 
 /// Stop parsing pipelined requests once this much output is queued: a small
@@ -418,7 +420,12 @@ impl Conn {
                 (true, Version::Http11) => Persistence::KeepAlive,
             };
             let site = cx.hosts.pick(head.host);
-            if respond(&head, site, cx.date, persistence, cx.scratch, cx.out) == Outcome::Close {
+            let exchange = Exchange {
+                date: cx.date,
+                persistence,
+                head_only: head.method == Method::Head,
+            };
+            if respond(&head, site, exchange, cx.scratch, cx.out) == Outcome::Close {
                 batch.close = true;
                 break;
             }
@@ -515,14 +522,12 @@ fn reject(cx: &mut Ctx<'_>, error: ParseError) {
 }
 
 fn write_error(cx: &mut Ctx<'_>, status: Status) {
-    response::write_error(
-        cx.out.buf(),
-        status,
-        cx.date,
-        Persistence::Close,
-        b"",
-        false,
-    );
+    let exchange = Exchange {
+        date: cx.date,
+        persistence: Persistence::Close,
+        head_only: false,
+    };
+    write_h1_error(cx.out.buf(), status, &exchange);
 }
 
 fn secs(d: std::time::Duration) -> u32 {

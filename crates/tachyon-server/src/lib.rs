@@ -2,25 +2,34 @@
 //!
 //! This is the only crate that touches sockets. Each worker thread owns its
 //! own `SO_REUSEPORT` listener per address, its own epoll instance, its own
-//! connections and its own scratch buffers; the [`Site`] (the current
-//! snapshot) is the only thing workers share, read-only. What is sent is
-//! decided by [`respond`], a pure function over the request head and the
-//! snapshot; this crate only moves bytes.
+//! connections and its own scratch buffers. Workers share two things: the
+//! [`Site`] (the current generation of snapshots, read-only) and the
+//! balancer's counters (`balance`). What is sent is decided by
+//! [`reply::decide`], a pure function over the request head and the
+//! snapshot, and spelled by the protocol's encoder; this crate only moves
+//! bytes.
 //!
 //! # Layout
-//! - `sys`: socket setup (all through rustix's safe wrappers: no `unsafe`).
+//! - `sys`: socket setup through rustix's safe wrappers; `ffi`: the one
+//!   socket option rustix lacks (the workspace's only `unsafe`).
+//! - `limits`, `clock`: the bounds the server enforces and the coarse
+//!   clocks that time them.
+//! - `site`: the generation being served, swapped atomically on reload.
+//! - `reply`: request head + snapshot -> the reply, protocol-neutral.
+//! - `h1`: a reply written as HTTP/1.1 into an outbox.
 //! - `outbox`: the bytes a connection still has to send, and sending them.
-//! - `respond`: request head + snapshot -> response parts in an outbox.
 //! - `conn`: one connection's state and its read/parse/write cycle.
+//! - `balance`: moving connections off a worker the kernel's hash overloads.
 //! - `worker`: the epoll loop, accept, timers, shutdown.
 
 mod balance;
 mod clock;
 mod conn;
 mod ffi;
+mod h1;
 mod limits;
 mod outbox;
-pub mod respond;
+mod reply;
 mod site;
 mod sys;
 mod worker;

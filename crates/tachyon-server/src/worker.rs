@@ -25,7 +25,7 @@ use crate::clock;
 use crate::conn::{Conn, Ctx, Next};
 use crate::limits::Limits;
 use crate::outbox::Outbox;
-use crate::respond::Scratch;
+use crate::reply::Scratch;
 use crate::site::Site;
 use crate::sys::{tune_connection, Listeners};
 

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use tachyon_http::encoding::Coding;
+use tachyon_http::h1;
+use tachyon_http::response::Field;
 use tachyon_http::Status;
 
 use crate::disk::DiskBody;
@@ -53,16 +55,14 @@ pub struct Representation {
     pub last_modified: u64,
     /// The Content-Type value.
     pub content_type: Box<str>,
-    /// Header lines shared by 200, 206 and 304: Server, nosniff, ETag,
-    /// Last-Modified, Cache-Control, Vary, configured headers, Accept-Ranges.
-    /// Each ends in CRLF.
-    pub validator_fields: Box<[u8]>,
-    /// `Content-Encoding: br\r\n` for an encoded representation, else empty:
-    /// sent with 200 and 206, not with 304 (RFC 9110 §15.4.5).
-    pub encoding_field: &'static [u8],
-    /// `HTTP/1.1 200 OK` + validator fields + Content-Type, Content-Encoding
-    /// and Content-Length, without Date, Connection and the final CRLF.
-    pub head_200: Box<[u8]>,
+    /// The content coding, for an encoded representation.
+    pub coding: Option<Coding>,
+    /// The representation's own header fields, the same for 200, 206 and
+    /// 304: ETag, Last-Modified, Cache-Control, configured headers, Vary,
+    /// Accept-Ranges. The model each protocol encodes.
+    pub fields: Box<[Field]>,
+    /// The fields and the 200 head encoded once for HTTP/1.1.
+    pub h1: h1::Prepared,
     /// The encoded representations, in the server's preference order. Empty
     /// for encoded representations themselves and for files not worth
     /// compressing; when not empty, every representation carries `Vary`.
@@ -86,9 +86,9 @@ impl Representation {
             etag: Box::from(&b"\"\""[..]),
             last_modified: 0,
             content_type: Box::from("application/octet-stream"),
-            validator_fields: Box::default(),
-            encoding_field: b"",
-            head_200: Box::default(),
+            coding: None,
+            fields: Box::default(),
+            h1: h1::Prepared::default(),
             encoded: Box::default(),
         }
     }

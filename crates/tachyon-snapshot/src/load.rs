@@ -19,7 +19,8 @@ use bytes::Bytes;
 use rayon::prelude::*;
 use tachyon_http::conditional::{format_date, seconds};
 use tachyon_http::encoding::Coding;
-use tachyon_http::response::COMMON_HEADERS;
+use tachyon_http::h1;
+use tachyon_http::response::{Field, Name};
 use tachyon_http::Status;
 
 use crate::compress::{self, Compression, EncodeCache};
@@ -213,8 +214,8 @@ struct Raw {
 struct Meta {
     modified: u64,
     content_type: String,
-    /// Cache-Control, then configured header lines, each ending in CRLF.
-    fields: Vec<u8>,
+    /// Cache-Control, then the configured fields.
+    fields: Vec<Field>,
 }
 
 /// What the walk found.
@@ -776,19 +777,18 @@ fn meta(
     modified: u64,
     options: &LoadOptions,
 ) -> Meta {
-    let mut cache_control = default_cache_control.to_string();
-    let mut extra = Vec::new();
+    let mut cache_control = default_cache_control;
+    let mut fields = vec![];
     for rule in options.header_rules.iter().filter(|r| r.matches(site_path)) {
         if let Some(value) = rule.cache_control() {
-            cache_control = value.to_string();
+            cache_control = value;
         }
-        extra.extend_from_slice(rule.lines());
+        fields.extend_from_slice(rule.fields());
     }
-    let mut fields = Vec::with_capacity(64 + extra.len());
-    fields.extend_from_slice(b"Cache-Control: ");
-    fields.extend_from_slice(cache_control.as_bytes());
-    fields.extend_from_slice(b"\r\n");
-    fields.extend_from_slice(&extra);
+    // The defaults are constants and rules were checked when built.
+    if let Some(field) = Field::new(Name::CacheControl, cache_control) {
+        fields.insert(0, field);
+    }
     Meta {
         modified,
         content_type,
@@ -838,30 +838,15 @@ fn represent(
     }
     .into_bytes()
     .into_boxed_slice();
-    let mut fields = Vec::with_capacity(256);
-    fields.extend_from_slice(COMMON_HEADERS);
-    fields.extend_from_slice(b"ETag: ");
-    fields.extend_from_slice(&etag);
-    fields.extend_from_slice(b"\r\nLast-Modified: ");
-    fields.extend_from_slice(format_date(meta.modified).as_bytes());
-    fields.extend_from_slice(b"\r\n");
+    let mut fields = Vec::with_capacity(meta.fields.len() + 4);
+    fields.extend(Field::new(Name::ETag, &String::from_utf8_lossy(&etag)));
+    fields.extend(Field::new(Name::LastModified, &format_date(meta.modified)));
     fields.extend_from_slice(&meta.fields);
     if vary {
-        fields.extend_from_slice(b"Vary: Accept-Encoding\r\n");
+        fields.extend(Field::new(Name::Vary, "Accept-Encoding"));
     }
-    fields.extend_from_slice(b"Accept-Ranges: bytes\r\n");
-    let encoding_field: &'static [u8] = coding.map_or(b"", Coding::header_line);
-
-    let mut head = Vec::with_capacity(fields.len() + 128);
-    head.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
-    head.extend_from_slice(&fields);
-    head.extend_from_slice(b"Content-Type: ");
-    head.extend_from_slice(meta.content_type.as_bytes());
-    head.extend_from_slice(b"\r\n");
-    head.extend_from_slice(encoding_field);
-    head.extend_from_slice(b"Content-Length: ");
-    head.extend_from_slice(raw.len.to_string().as_bytes());
-    head.extend_from_slice(b"\r\n");
+    fields.extend(Field::new(Name::AcceptRanges, "bytes"));
+    let h1 = h1::Prepared::new(&fields, &meta.content_type, coding, raw.len);
 
     Representation {
         body: raw.body,
@@ -869,9 +854,9 @@ fn represent(
         etag,
         last_modified: meta.modified,
         content_type: meta.content_type.clone().into_boxed_str(),
-        validator_fields: fields.into_boxed_slice(),
-        encoding_field,
-        head_200: head.into_boxed_slice(),
+        coding,
+        fields: fields.into_boxed_slice(),
+        h1,
         encoded: encoded.into_boxed_slice(),
     }
 }
@@ -891,7 +876,7 @@ fn listing_entry(slash: &[u8], children: &[Child], options: &LoadOptions) -> Ent
             modified,
             options,
         );
-        meta.fields.extend_from_slice(b"Vary: Accept\r\n");
+        meta.fields.extend(Field::new(Name::Vary, "Accept"));
         let data = body.into_bytes();
         let len = data.len() as u64;
         let mut encoded = Vec::new();
@@ -1023,7 +1008,7 @@ mod tests {
             "content hash"
         );
         assert_ne!(file(&snap, "/small").etag, file(&snap, "/big").etag);
-        let head = String::from_utf8(file(&snap, "/small").head_200.to_vec()).unwrap();
+        let head = String::from_utf8(file(&snap, "/small").h1.ok_head().to_vec()).unwrap();
         assert!(head.starts_with("HTTP/1.1 200 OK\r\n") && head.contains("Content-Length: 10\r\n"));
         std::fs::remove_dir_all(root).unwrap();
     }
@@ -1100,7 +1085,7 @@ mod tests {
         let Some(Entry::Listing { html, .. }) = snap.lookup(b"/dir/") else {
             panic!("expected a listing");
         };
-        let head = String::from_utf8_lossy(&html.head_200).into_owned();
+        let head = String::from_utf8_lossy(html.h1.ok_head()).into_owned();
         assert!(
             head.contains("Content-Security-Policy: default-src 'self'\r\n"),
             "{head}"

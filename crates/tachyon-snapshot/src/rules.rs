@@ -1,10 +1,11 @@
 //! Site rules from the configuration: headers per glob and redirects.
 //!
 //! Owns checking each rule once, when it is built, so that what reaches the
-//! loader can only produce valid header lines (parse, don't validate): a rule
+//! loader can only produce valid header fields (parse, don't validate): a rule
 //! with a bad glob, a header name that is not a token or a value with a line
 //! break is an error that names it, never a broken response.
 
+use tachyon_http::response::{Field, Name};
 use tachyon_http::Status;
 
 /// Why a rule was refused.
@@ -33,8 +34,8 @@ pub struct HeaderRule {
     glob: String,
     matcher: globset::GlobMatcher,
     cache_control: Option<String>,
-    /// Complete header lines, each ending in CRLF.
-    lines: Vec<u8>,
+    /// Configured fields, checked when the rule was built.
+    fields: Vec<Field>,
 }
 
 /// Headers whose value the server computes; configuring them would produce
@@ -70,28 +71,23 @@ impl HeaderRule {
             })?
             .compile_matcher();
         if let Some(value) = cache_control {
-            check_value("Cache-Control", value)?;
+            field(Name::CacheControl, value)?;
         }
-        let mut lines = Vec::new();
+        let mut fields = Vec::new();
         for (name, value) in headers {
-            let token = !name.is_empty()
-                && name
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
-            if !token {
+            let Some(checked) = Name::custom(name) else {
                 return Err(RuleError::Name(name.clone()));
-            }
+            };
             if RESERVED.contains(&name.to_ascii_lowercase().as_str()) {
                 return Err(RuleError::Reserved(name.clone()));
             }
-            check_value(name, value)?;
-            lines.extend_from_slice(format!("{name}: {}\r\n", value.trim()).as_bytes());
+            fields.push(field(checked, value)?);
         }
         Ok(HeaderRule {
             glob: glob.to_string(),
             matcher,
             cache_control: cache_control.map(|v| v.trim().to_string()),
-            lines,
+            fields,
         })
     }
 
@@ -108,19 +104,16 @@ impl HeaderRule {
         self.cache_control.as_deref()
     }
 
-    pub(crate) fn lines(&self) -> &[u8] {
-        &self.lines
+    pub(crate) fn fields(&self) -> &[Field] {
+        &self.fields
     }
 }
 
-fn check_value(name: &str, value: &str) -> Result<(), RuleError> {
-    if value.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7f) {
-        return Err(RuleError::Value {
-            name: name.to_string(),
-            value: value.to_string(),
-        });
-    }
-    Ok(())
+fn field(name: Name, value: &str) -> Result<Field, RuleError> {
+    Field::new(name.clone(), value).ok_or_else(|| RuleError::Value {
+        name: name.as_str().to_string(),
+        value: value.to_string(),
+    })
 }
 
 /// A redirect from one site path to a path or URL.

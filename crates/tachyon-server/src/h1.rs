@@ -1,0 +1,153 @@
+//! A [`Reply`] written as HTTP/1.1 into an outbox: heads through
+//! `tachyon_http::h1` (the only code that spells HTTP/1.1 fields), bodies
+//! copied inline when small or queued as their own part.
+//!
+//! Owns what is HTTP/1.1's alone: a head followed by its body in one byte
+//! stream, the body left out for HEAD. Does not decide the reply
+//! ([`crate::reply`]) nor connection state ([`crate::conn`]).
+
+use std::sync::Arc;
+
+use tachyon_http::h1::{self, Head};
+use tachyon_http::multipart::Multipart;
+use tachyon_http::range::ByteRange;
+use tachyon_http::response::{Exchange, Name, Persistence};
+use tachyon_http::{RequestHead, Status};
+use tachyon_snapshot::{Representation, Snapshot};
+
+use crate::outbox::Outbox;
+use crate::reply::{decide, Reply, Scratch};
+
+/// Bodies up to this size are copied next to their head so the response
+/// leaves in one `send`; larger ones go out as their own part (writev of
+/// the shared bytes, or a checked copy of a disk file) without a copy here.
+const INLINE_BODY_MAX: u64 = 16 * 1024;
+
+/// What the response did to the connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The connection may carry another request.
+    Continue,
+    /// The response said `Connection: close`.
+    Close,
+}
+
+/// Decides the reply to `head` and writes it into `out`.
+pub fn respond(
+    head: &RequestHead<'_>,
+    site: &Snapshot,
+    exchange: Exchange<'_>,
+    scratch: &mut Scratch,
+    out: &mut Outbox,
+) -> Outcome {
+    let reply = decide(head, site, scratch);
+    let exchange = if reply.closes() {
+        exchange.closing()
+    } else {
+        exchange
+    };
+    write(reply, &exchange, out);
+    match exchange.persistence {
+        Persistence::Close => Outcome::Close,
+        Persistence::KeepAlive | Persistence::KeepAliveEcho => Outcome::Continue,
+    }
+}
+
+/// Writes `reply` as HTTP/1.1.
+pub fn write(reply: Reply<'_>, exchange: &Exchange<'_>, out: &mut Outbox) {
+    match reply {
+        Reply::Whole(file) => {
+            Head::prepared(out.buf(), file.h1.ok_head()).finish(exchange);
+            body(file, 0..file.len, exchange, out);
+        }
+        Reply::NotModified(file) => {
+            let mut head = Head::start(out.buf(), Status::NotModified);
+            head.block(file.h1.validators());
+            head.finish(exchange);
+        }
+        Reply::Slice(file, range) => {
+            let mut head = Head::start(out.buf(), Status::PartialContent);
+            head.block(file.h1.validators())
+                .block(file.h1.content())
+                .content_range(range, file.len)
+                .content_length(range.len());
+            head.finish(exchange);
+            body(file, range.start..range.end, exchange, out);
+        }
+        Reply::Slices(file, ranges) => multipart(file, ranges.as_slice(), exchange, out),
+        Reply::Unsatisfiable(len) => {
+            let mut head = Head::start(out.buf(), Status::RangeNotSatisfiable);
+            head.unsatisfied_range(len).content_length(0);
+            head.finish(exchange);
+        }
+        Reply::Redirect {
+            status,
+            location,
+            query,
+        } => {
+            let mut head = Head::start(out.buf(), status);
+            head.field_parts(&Name::Location, &[location, query])
+                .content_length(0);
+            head.finish(exchange);
+        }
+        Reply::NotFoundPage(page) => {
+            let mut head = Head::start(out.buf(), Status::NotFound);
+            head.field(&Name::CacheControl, b"no-cache")
+                .block(page.h1.content())
+                .content_length(page.len);
+            head.finish(exchange);
+            body(page, 0..page.len, exchange, out);
+        }
+        Reply::Options => h1::options(out.buf(), exchange),
+        Reply::Error(status) => h1::error(out.buf(), status, exchange),
+        Reply::Rejected(error) => h1::error(out.buf(), error.status(), exchange),
+    }
+}
+
+/// `multipart/byteranges` (RFC 9110 §14.6), with the length computed up front
+/// so the response is not chunked.
+fn multipart(
+    file: &Arc<Representation>,
+    ranges: &[ByteRange],
+    exchange: &Exchange<'_>,
+    out: &mut Outbox,
+) {
+    let framing = Multipart {
+        boundary: &file.etag[1..file.etag.len() - 1],
+        content_type: &file.content_type,
+        total: file.len,
+    };
+    let mut head = Head::start(out.buf(), Status::PartialContent);
+    head.block(file.h1.validators())
+        .field_parts(&Name::ContentType, &framing.content_type_parts())
+        .content_length(framing.body_len(ranges));
+    head.finish(exchange);
+    if exchange.head_only {
+        return;
+    }
+    for r in ranges {
+        framing.part_head(out.buf(), *r);
+        body(file, r.start..r.end, exchange, out);
+    }
+    framing.closing(out.buf());
+}
+
+/// Appends a body range unless the exchange is head-only: copied inline
+/// when small, else as its own part.
+fn body(
+    file: &Arc<Representation>,
+    range: std::ops::Range<u64>,
+    exchange: &Exchange<'_>,
+    out: &mut Outbox,
+) {
+    if exchange.head_only {
+        return;
+    }
+    match file.memory() {
+        Some(bytes) if range.end - range.start <= INLINE_BODY_MAX => {
+            out.buf()
+                .extend_from_slice(&bytes[range.start as usize..range.end as usize]);
+        }
+        _ => out.push_body(file, range),
+    }
+}

@@ -1,0 +1,183 @@
+//! From a parsed request head and a snapshot to a [`Reply`]: what the
+//! response is, not how it is spelled. Protocol-neutral, so HTTP/1.1 (in
+//! [`crate::h1`]) and any later protocol encode the same decisions.
+//!
+//! Owns the order of decisions for a static resource: method, target, lookup,
+//! preconditions (RFC 9110 §13.2.2), then range (§14). Does not own framing
+//! errors (those are decided by the parser and mapped in `tachyon_http::error`)
+//! nor connection state. No sockets, no clocks, no allocation; the one system
+//! call is an fstat of a disk-served file, so that a reply never announces a
+//! length and ETag the file no longer has.
+
+use std::sync::Arc;
+
+use tachyon_http::conditional::{self, Precondition, Validators};
+use tachyon_http::encoding::{self, Choice, Coding};
+use tachyon_http::range::{self, ByteRange, RangeDecision, Ranges, MAX_RANGES};
+use tachyon_http::target::site_path;
+use tachyon_http::{Method, ParseError, RequestHead, Status};
+use tachyon_snapshot::{Body, Entry, Representation, Snapshot};
+
+/// The response a request gets.
+// `Slices` keeps its ranges inline (264 bytes) so that a range request
+// allocates nothing; a reply lives on the stack for one call.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Reply<'a> {
+    /// 200 with the whole representation.
+    Whole(&'a Arc<Representation>),
+    /// 304: the client's copy is current.
+    NotModified(&'a Arc<Representation>),
+    /// 206 with one range.
+    Slice(&'a Arc<Representation>, ByteRange),
+    /// 206 `multipart/byteranges`.
+    Slices(&'a Arc<Representation>, Ranges),
+    /// 416 for a representation of this length.
+    Unsatisfiable(u64),
+    /// A redirect; `query` is the request's, kept when `location` has none.
+    Redirect {
+        status: Status,
+        location: &'a [u8],
+        query: &'a [u8],
+    },
+    /// 404 with the site's own page.
+    NotFoundPage(&'a Arc<Representation>),
+    /// 204 with `Allow`.
+    Options,
+    /// An error page; the connection continues.
+    Error(Status),
+    /// A request that cannot be trusted; the connection closes after it.
+    Rejected(ParseError),
+}
+
+impl Reply<'_> {
+    /// Whether the connection must close after this reply, whatever the
+    /// client asked for.
+    pub fn closes(&self) -> bool {
+        matches!(self, Reply::Rejected(_))
+    }
+}
+
+/// Per-worker state [`decide`] may reuse between calls.
+#[derive(Default)]
+pub struct Scratch {
+    /// Holds a normalized target when it differs from the raw one.
+    path: Vec<u8>,
+}
+
+/// Decides the reply to `head` from `site`.
+pub fn decide<'a>(head: &RequestHead<'a>, site: &'a Snapshot, scratch: &mut Scratch) -> Reply<'a> {
+    match head.method {
+        Method::Get | Method::Head => {}
+        Method::Options => return Reply::Options,
+        Method::Other => return Reply::Error(Status::MethodNotAllowed),
+    }
+    let path = match site_path(head.raw_target, &mut scratch.path) {
+        Ok(path) => path,
+        Err(error) => return Reply::Rejected(error),
+    };
+    match site.lookup(path) {
+        Some(Entry::File(file)) => representation(head, file),
+        Some(Entry::Redirect { status, location }) => Reply::Redirect {
+            status: *status,
+            location,
+            query: query(head, location),
+        },
+        Some(Entry::Listing { html, json }) => {
+            let wants_json = head
+                .accept
+                .is_some_and(|a| memchr::memmem::find(a, b"application/json").is_some());
+            representation(head, if wants_json { json } else { html })
+        }
+        None => match (site.fallback(), site.not_found_page()) {
+            (Some(fallback), _) => representation(head, fallback),
+            (None, Some(page)) => Reply::NotFoundPage(page),
+            (None, None) => Reply::Error(Status::NotFound),
+        },
+    }
+}
+
+/// The request's query carries over a redirect unless the rule's target
+/// has its own.
+fn query<'a>(head: &RequestHead<'a>, location: &[u8]) -> &'a [u8] {
+    if location.contains(&b'?') {
+        return b"";
+    }
+    head.raw_target
+        .iter()
+        .position(|&b| b == b'?')
+        .map_or(b"", |i| &head.raw_target[i..])
+}
+
+/// The representation to send: negotiated only when the client sent
+/// `Accept-Encoding` (benchmark clients do not, so their path skips this).
+/// A request for several ranges gets the identity, because a multipart body
+/// cannot say that its parts are slices of an encoded representation.
+fn select<'f>(
+    head: &RequestHead<'_>,
+    file: &'f Arc<Representation>,
+) -> Option<&'f Arc<Representation>> {
+    let Some(accept) = head.accept_encoding else {
+        return Some(file);
+    };
+    let several_ranges = head.range.is_some_and(|r| r.contains(&b','));
+    let mut offered = [Coding::Br; 3];
+    let mut n = 0;
+    if !several_ranges {
+        for coding in file.codings() {
+            offered[n] = coding;
+            n += 1;
+        }
+    }
+    match encoding::choose(Some(accept), &offered[..n]) {
+        Choice::Identity => Some(file),
+        Choice::Encoded(coding) => file.encoding(coding).or(Some(file)),
+        Choice::NotAcceptable => None,
+    }
+}
+
+/// Negotiation, then preconditions, then range, for one resource.
+fn representation<'a>(head: &RequestHead<'_>, file: &'a Arc<Representation>) -> Reply<'a> {
+    let Some(file) = select(head, file) else {
+        return Reply::Error(Status::NotAcceptable);
+    };
+    if let Body::Disk(disk) = &file.body {
+        if !disk.unchanged() {
+            // Changed on disk since load (an in-place write): the reloader
+            // picks the new content up; until then, say so rather than send
+            // bytes that do not match the ETag.
+            return Reply::Error(Status::ServiceUnavailable);
+        }
+    }
+    // Only evaluate when the client sent a validator: the benchmark hot path
+    // skips straight to the 200.
+    let has_validators = head.if_none_match.is_some()
+        || head.if_modified_since.is_some()
+        || head.if_match.is_some()
+        || head.if_unmodified_since.is_some()
+        || head.if_range.is_some();
+    let range_allowed = if has_validators {
+        let validators = Validators {
+            etag: &file.etag,
+            last_modified: file.last_modified,
+        };
+        match conditional::evaluate(head, validators) {
+            Precondition::Proceed { range_allowed } => range_allowed,
+            Precondition::NotModified => return Reply::NotModified(file),
+            Precondition::Failed => return Reply::Error(Status::PreconditionFailed),
+        }
+    } else {
+        true
+    };
+    match head.range.filter(|_| range_allowed) {
+        None => Reply::Whole(file),
+        Some(spec) => match range::decide(spec, file.len, MAX_RANGES) {
+            RangeDecision::Full => Reply::Whole(file),
+            RangeDecision::Unsatisfiable => Reply::Unsatisfiable(file.len),
+            RangeDecision::Partial(ranges) => match ranges.as_slice() {
+                [single] => Reply::Slice(file, *single),
+                _ => Reply::Slices(file, ranges),
+            },
+        },
+    }
+}
