@@ -29,9 +29,9 @@ use tachyon_http::{Method, ParseError, Status, Version};
 
 use crate::h1::{respond, Outcome};
 use crate::limits::Limits;
+use crate::live::Generation;
 use crate::outbox::{Flush, Flushed, Outbox};
 use crate::reply::Scratch;
-use crate::site::Hosts;
 
 /// Stop parsing pipelined requests once this much output is queued: a small
 /// multiple of a loopback socket buffer, so pipelining still fills the pipe
@@ -96,7 +96,7 @@ pub struct Conn {
     pub resuming: bool,
 }
 
-/// What one pass of [`Conn::answer_batch`] did.
+/// What one pass of [`Conn::write_responses`] did.
 struct Batch {
     /// Bytes of `data` used (heads and discarded bodies).
     consumed: usize,
@@ -134,7 +134,7 @@ pub struct Ctx<'a> {
     /// Joined values of list fields a request sent in several lines.
     pub combined: &'a mut Vec<u8>,
     pub date: &'a DateCache,
-    pub hosts: &'a Hosts,
+    pub generation: &'a Generation,
     pub limits: &'a Limits,
     /// Worker-clock seconds now.
     pub now: u32,
@@ -210,7 +210,7 @@ impl Conn {
     }
 
     /// Runs the connection as far as it can go without blocking.
-    pub fn drive(&mut self, readable: bool, hung_up: bool, cx: &mut Turn<'_, '_>) -> Next {
+    pub fn take_turn(&mut self, readable: bool, hung_up: bool, cx: &mut Turn<'_, '_>) -> Next {
         self.readable |= readable;
         self.hung_up |= hung_up;
         if self.phase == Phase::Lingering {
@@ -218,7 +218,7 @@ impl Conn {
         }
         if let Some(pending) = self.pending.as_mut() {
             let flush = pending.flush(&self.fd, TURN_BUDGET, &mut *cx.bounce);
-            match self.progress(flush, cx) {
+            match self.after_flush(flush, cx) {
                 Err(next) => return next,
                 Ok(()) => {
                     self.release_pending(cx);
@@ -233,7 +233,7 @@ impl Conn {
                     // Requests held back while output was blocked.
                     if !self.input.is_empty() {
                         let input = std::mem::take(&mut self.input);
-                        if let Some(next) = self.answer_input(&input, cx) {
+                        if let Some(next) = self.serve_input(&input, cx) {
                             return next;
                         }
                     }
@@ -263,13 +263,13 @@ impl Conn {
             }
             let next = if self.input.is_empty() {
                 let data = std::mem::take(cx.read_buf);
-                let next = self.answer_input(&data[..n], cx);
+                let next = self.serve_input(&data[..n], cx);
                 *cx.read_buf = data;
                 next
             } else {
                 let mut input = std::mem::take(&mut self.input);
                 input.extend_from_slice(&cx.read_buf[..n]);
-                self.answer_input(&input, cx)
+                self.serve_input(&input, cx)
             };
             if let Some(next) = next {
                 return next;
@@ -283,7 +283,7 @@ impl Conn {
 
     /// Accounts for a flush of pending output: `Ok` when all of it left,
     /// else what the worker should do now.
-    fn progress(
+    fn after_flush(
         &mut self,
         flush: Result<Flush, crate::outbox::SendError>,
         cx: &mut Turn<'_, '_>,
@@ -301,11 +301,11 @@ impl Conn {
 
     /// Answers every complete request in `data`, flushes, and keeps what
     /// remains. `Some` when the caller should stop driving.
-    fn answer_input(&mut self, data: &[u8], cx: &mut Turn<'_, '_>) -> Option<Next> {
+    fn serve_input(&mut self, data: &[u8], cx: &mut Turn<'_, '_>) -> Option<Next> {
         let mut pos = 0;
         let mut answered = false;
         loop {
-            let batch = self.answer_batch(&data[pos..], cx);
+            let batch = self.write_responses(&data[pos..], cx);
             pos += batch.consumed;
             answered |= batch.answered;
             if batch.close {
@@ -364,7 +364,7 @@ impl Conn {
     }
 
     /// Parses and answers requests from the start of `data` into `cx.out`.
-    fn answer_batch(&mut self, data: &[u8], turn: &mut Turn<'_, '_>) -> Batch {
+    fn write_responses(&mut self, data: &[u8], turn: &mut Turn<'_, '_>) -> Batch {
         let cx: &mut Ctx<'_> = turn;
         let mut batch = Batch {
             consumed: 0,
@@ -419,7 +419,7 @@ impl Conn {
                 (true, Version::Http10) => Persistence::KeepAliveEcho,
                 (true, Version::Http11) => Persistence::KeepAlive,
             };
-            let site = cx.hosts.pick(head.host);
+            let site = cx.generation.pick(head.host);
             let exchange = Exchange {
                 date: cx.date,
                 persistence,

@@ -3,7 +3,7 @@
 //! This is the only crate that touches sockets. Each worker thread owns its
 //! own `SO_REUSEPORT` listener per address, its own epoll instance, its own
 //! connections and its own scratch buffers. Workers share two things: the
-//! [`Site`] (the current generation of snapshots, read-only) and the
+//! [`Live`] (the current generation of snapshots, read-only) and the
 //! balancer's counters (`balance`). What is sent is decided by
 //! [`reply::decide`], a pure function over the request head and the
 //! snapshot, and spelled by the protocol's encoder; this crate only moves
@@ -28,13 +28,13 @@ mod conn;
 mod ffi;
 mod h1;
 mod limits;
+mod live;
 mod outbox;
 mod reply;
-mod site;
 mod sys;
 mod worker;
 
 pub use limits::Limits;
-pub use site::{Hosts, Site};
+pub use live::{Generation, Live};
 pub use sys::{bind_listeners, connection_cap, raise_fd_limit, BindError, Listeners};
 pub use worker::{run, Shutdown};

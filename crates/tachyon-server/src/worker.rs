@@ -6,7 +6,7 @@
 //! out, the once-a-second timeout sweep and the graceful drain. Knows
 //! nothing of HTTP beyond handing bytes to `Conn`. Invariants: nothing here
 //! blocks; a connection runs only inside a turn (see `conn::Turn`); the
-//! state shared with other threads is the [`Site`] (read once per loop
+//! state shared with other threads is the [`Live`] generation (read once per loop
 //! turn), the [`Shutdown`] flag and the [`Balance`] counts and inboxes.
 
 use std::io;
@@ -24,9 +24,9 @@ use crate::balance::Balance;
 use crate::clock;
 use crate::conn::{Conn, Ctx, Next};
 use crate::limits::Limits;
+use crate::live::{Generation, Live};
 use crate::outbox::Outbox;
 use crate::reply::Scratch;
-use crate::site::Site;
 use crate::sys::{tune_connection, Listeners};
 
 /// Connections accepted per listener wake-up before serving others (fairness).
@@ -64,7 +64,7 @@ impl Shutdown {
 /// Runs one worker per listener set until shutdown has drained them all.
 pub fn run(
     listeners: Listeners,
-    site: Arc<Site>,
+    live: Arc<Live>,
     limits: Limits,
     shutdown: Arc<Shutdown>,
 ) -> io::Result<()> {
@@ -76,8 +76,8 @@ pub fn run(
         .into_iter()
         .enumerate()
         .map(|(id, sockets)| {
-            let (site, limits, shutdown, balance) = (
-                Arc::clone(&site),
+            let (live, limits, shutdown, balance) = (
+                Arc::clone(&live),
                 limits.clone(),
                 Arc::clone(&shutdown),
                 Arc::clone(&balance),
@@ -89,7 +89,7 @@ pub fn run(
                         id,
                         balance: &balance,
                     };
-                    Worker::new(sockets, &site, limits, per_worker_conns, &shutdown, peers)?.run()
+                    Worker::new(sockets, &live, limits, per_worker_conns, &shutdown, peers)?.run()
                 })
         })
         .collect::<io::Result<_>>()?;
@@ -179,7 +179,7 @@ struct Worker<'a> {
     epoll: OwnedFd,
     listeners: Vec<OwnedFd>,
     conns: Slab<Conn>,
-    site: &'a Site,
+    live: &'a Live,
     limits: Limits,
     max_conns: usize,
     shutdown: &'a Shutdown,
@@ -195,12 +195,55 @@ struct Worker<'a> {
     paused: Option<AcceptPause>,
     /// Bytes this worker's connections hold in blocked output.
     queued_output: usize,
+    /// Draining since a shutdown was asked; exit at this second at the latest.
+    drain_deadline: Option<u32>,
+    /// The connection count last published to the balancer.
+    published: usize,
+}
+
+/// The buffers every connection borrows during its turn (see `conn::Turn`),
+/// allocated once per worker.
+struct Buffers {
+    read: Vec<u8>,
+    out: Outbox,
+    scratch: Scratch,
+    bounce: Vec<u8>,
+    combined: Vec<u8>,
+}
+
+impl Buffers {
+    fn new() -> Buffers {
+        Buffers {
+            read: vec![0u8; READ_BUF],
+            out: Outbox::default(),
+            scratch: Scratch::default(),
+            bounce: Vec::new(),
+            combined: Vec::new(),
+        }
+    }
+}
+
+/// The generation this worker answers from, refreshed between batches of
+/// events, never within one.
+struct Serving {
+    number: u64,
+    generation: Arc<Generation>,
+}
+
+impl Serving {
+    fn refresh(&mut self, live: &Live) {
+        let number = live.number();
+        if number != self.number {
+            self.number = number;
+            self.generation = live.current();
+        }
+    }
 }
 
 impl<'a> Worker<'a> {
     fn new(
         listeners: Vec<OwnedFd>,
-        site: &'a Site,
+        live: &'a Live,
         limits: Limits,
         max_conns: usize,
         shutdown: &'a Shutdown,
@@ -232,7 +275,7 @@ impl<'a> Worker<'a> {
             epoll,
             listeners,
             conns: Slab::new(),
-            site,
+            live,
             limits,
             max_conns,
             shutdown,
@@ -242,23 +285,24 @@ impl<'a> Worker<'a> {
             reserve: take_reserve(),
             paused: None,
             queued_output: 0,
+            drain_deadline: None,
+            published: 0,
         })
     }
 
+    /// The loop: wait, dispatch each event, resume connections whose turn
+    /// budget ran out, sweep timeouts once a second, resume accepting,
+    /// publish the load, and exit once drained.
     fn run(mut self) -> io::Result<()> {
         let clock = clock::Monotonic::start();
         let mut events: Vec<epoll::Event> = Vec::with_capacity(1024);
-        let mut read_buf = vec![0u8; READ_BUF];
-        let mut out = Outbox::default();
-        let mut scratch = Scratch::default();
-        let mut bounce = Vec::new();
-        let mut combined = Vec::new();
+        let mut buffers = Buffers::new();
         let mut date = DateCache::new();
-        let mut generation = self.site.generation();
-        let mut hosts = self.site.hosts();
+        let mut serving = Serving {
+            number: self.live.number(),
+            generation: self.live.current(),
+        };
         let mut next_sweep = 1u32;
-        let mut drain_deadline: Option<u32> = None;
-        let mut published = 0;
         let mut resuming: Vec<usize> = Vec::new();
         let limits = self.limits.clone();
         if self.shutdown.is_stopping() {
@@ -266,100 +310,115 @@ impl<'a> Worker<'a> {
         }
         loop {
             std::mem::swap(&mut resuming, &mut self.resume);
-            let timeout = match (resuming.is_empty(), drain_deadline) {
-                (false, _) => &NO_WAIT,
-                (true, Some(_)) => &DRAIN_TICK,
-                (true, None) => &TICK,
-            };
-            events.clear();
-            match epoll::wait(
-                &self.epoll,
-                rustix::buffer::spare_capacity(&mut events),
-                Some(timeout),
-            ) {
-                Ok(_) | Err(Errno::INTR) => {}
-                Err(e) => return Err(e.into()),
-            }
+            self.wait(&mut events, resuming.is_empty())?;
             let now = clock.seconds();
             date.refresh_unix(clock::unix_seconds());
-            // Pick up a reloaded site between batches, never within one.
-            let current = self.site.generation();
-            if current != generation {
-                generation = current;
-                hosts = self.site.hosts();
-            }
+            serving.refresh(self.live);
             let mut queued_output = self.queued_output;
             let mut cx = Ctx {
-                read_buf: &mut read_buf,
-                out: &mut out,
-                bounce: &mut bounce,
-                scratch: &mut scratch,
-                combined: &mut combined,
+                read_buf: &mut buffers.read,
+                out: &mut buffers.out,
+                bounce: &mut buffers.bounce,
+                scratch: &mut buffers.scratch,
+                combined: &mut buffers.combined,
                 date: &date,
-                hosts: &hosts,
+                generation: &serving.generation,
                 limits: &limits,
                 now,
-                draining: drain_deadline.is_some(),
+                draining: self.drain_deadline.is_some(),
                 queued_output: &mut queued_output,
             };
             for event in &events {
-                let (data, flags) = (event.data, event.flags);
-                match Token::decode(data) {
-                    Token::Wake => {
-                        if self.shutdown.is_stopping() && drain_deadline.is_none() {
-                            drain_deadline =
-                                Some(now.saturating_add(limits.drain_timeout.as_secs() as u32));
-                            cx.draining = true;
-                            self.begin_drain();
-                        }
-                    }
-                    Token::Handoff => self.admit_handed(now, cx.draining)?,
-                    Token::Listener(index) => {
-                        if index < self.listeners.len() && self.paused.is_none() {
-                            self.accept(index, now)?;
-                        }
-                    }
-                    Token::Conn(key) => {
-                        let hung_up = flags.intersects(
-                            epoll::EventFlags::RDHUP
-                                | epoll::EventFlags::HUP
-                                | epoll::EventFlags::ERR,
-                        );
-                        let readable = hung_up || flags.contains(epoll::EventFlags::IN);
-                        self.dispatch(key, readable, hung_up, &mut cx);
-                    }
-                }
+                self.dispatch(event, &mut cx)?;
             }
             for key in resuming.drain(..) {
                 if self.conns.get(key).is_some_and(|c| c.resuming) {
                     self.conns[key].resuming = false;
-                    self.dispatch(key, false, false, &mut cx);
+                    self.give_turn(key, false, false, &mut cx);
                 }
             }
-            if now >= next_sweep || drain_deadline.is_some() {
+            if now >= next_sweep || cx.draining {
                 next_sweep = now + 1;
                 self.sweep(&mut cx);
             }
             self.queued_output = queued_output;
             self.resume_accepting(now)?;
-            if self.conns.len() != published {
-                published = self.conns.len();
-                self.peers.balance.publish(self.peers.id, published);
-            }
-            if let Some(deadline) = drain_deadline {
-                if self.conns.is_empty() || now >= deadline {
-                    return Ok(());
-                }
+            self.publish_load();
+            if self.drained(now) {
+                return Ok(());
             }
         }
     }
 
+    /// Waits for events: not at all when connections are waiting to
+    /// resume, briefly while draining, else up to the sweep's tick.
+    fn wait(&self, events: &mut Vec<epoll::Event>, nothing_to_resume: bool) -> io::Result<()> {
+        let timeout = match (nothing_to_resume, self.drain_deadline) {
+            (false, _) => &NO_WAIT,
+            (true, Some(_)) => &DRAIN_TICK,
+            (true, None) => &TICK,
+        };
+        events.clear();
+        match epoll::wait(
+            &self.epoll,
+            rustix::buffer::spare_capacity(events),
+            Some(timeout),
+        ) {
+            Ok(_) | Err(Errno::INTR) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Acts on one readiness event.
+    fn dispatch(&mut self, event: &epoll::Event, cx: &mut Ctx<'_>) -> io::Result<()> {
+        match Token::decode(event.data) {
+            Token::Wake => {
+                if self.shutdown.is_stopping() && self.drain_deadline.is_none() {
+                    let grace = self.limits.drain_timeout.as_secs() as u32;
+                    self.drain_deadline = Some(cx.now.saturating_add(grace));
+                    cx.draining = true;
+                    self.begin_drain();
+                }
+            }
+            Token::Handoff => self.admit_handed(cx.now, cx.draining)?,
+            Token::Listener(index) => {
+                if index < self.listeners.len() && self.paused.is_none() {
+                    self.accept(index, cx.now)?;
+                }
+            }
+            Token::Conn(key) => {
+                let flags = event.flags;
+                let hung_up = flags.intersects(
+                    epoll::EventFlags::RDHUP | epoll::EventFlags::HUP | epoll::EventFlags::ERR,
+                );
+                let readable = hung_up || flags.contains(epoll::EventFlags::IN);
+                self.give_turn(key, readable, hung_up, cx);
+            }
+        }
+        Ok(())
+    }
+
+    /// Tells the other workers how many connections this one holds; only
+    /// on a change, so an unchanged count costs no cache-line traffic.
+    fn publish_load(&mut self) {
+        if self.conns.len() != self.published {
+            self.published = self.conns.len();
+            self.peers.balance.publish(self.peers.id, self.published);
+        }
+    }
+
+    /// True once a drain is over: every connection closed, or out of time.
+    fn drained(&self, now: u32) -> bool {
+        self.drain_deadline
+            .is_some_and(|deadline| self.conns.is_empty() || now >= deadline)
+    }
+
     /// Gives one connection its turn.
-    fn dispatch(&mut self, key: usize, readable: bool, hung_up: bool, cx: &mut Ctx<'_>) {
+    fn give_turn(&mut self, key: usize, readable: bool, hung_up: bool, cx: &mut Ctx<'_>) {
         let Some(conn) = self.conns.get_mut(key) else {
             return;
         };
-        let next = conn.drive(readable, hung_up, &mut cx.turn());
+        let next = conn.take_turn(readable, hung_up, &mut cx.turn());
         self.after(key, next, cx);
     }
 

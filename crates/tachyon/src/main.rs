@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Parser;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use tachyon_server::{Hosts, Shutdown, Site};
+use tachyon_server::{Generation, Live, Shutdown};
 use tachyon_snapshot::{EncodeCache, LoadOptions, Progress, Snapshot};
 
 use crate::reload::{Reloader, Watch};
@@ -61,7 +61,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     let caches: Arc<[EncodeCache]> = (0..=settings.hosts.len())
         .map(|_| EncodeCache::default())
         .collect();
-    let hosts = load_hosts(&settings, &caches)?;
+    let generation = load_generation(&settings, &caches)?;
     let listeners = tachyon_server::bind_listeners(&settings.listen, settings.threads, 4096)?;
     let requested = settings.limits.max_connections;
     settings.limits.max_connections =
@@ -72,7 +72,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
             settings.limits.max_connections
         ));
     }
-    let root = hosts.default_site().root().display().to_string();
+    let root = generation.default_snapshot().root().display().to_string();
     if !settings.quiet {
         if settings.listing_by_default {
             say(&format!(
@@ -90,24 +90,24 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
             ));
         }
     }
-    let site = Arc::new(Site::new(hosts));
+    let live = Arc::new(Live::new(generation));
     let shutdown = Shutdown::new().context("creating the shutdown eventfd")?;
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
         .context("installing signal handlers")?;
     let server = {
-        let (site, limits, shutdown) = (
-            Arc::clone(&site),
+        let (live, limits, shutdown) = (
+            Arc::clone(&live),
             settings.limits.clone(),
             Arc::clone(&shutdown),
         );
         std::thread::Builder::new()
             .name("tachyon-server".into())
-            .spawn(move || tachyon_server::run(listeners, site, limits, shutdown))
+            .spawn(move || tachyon_server::run(listeners, live, limits, shutdown))
             .context("starting the server thread")?
     };
     let signal_handle = signals.handle();
     let quiet = settings.quiet;
-    let reloader = Reloader::new(site, settings, caches);
+    let reloader = Reloader::new(live, settings, caches);
     reloader.watch(watch);
     let signal_thread = std::thread::spawn(move || {
         for signal in signals.forever() {
@@ -133,9 +133,12 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
 
 /// Builds one generation: the default site, then each virtual host, with
 /// `caches[0]` for the default root and `caches[i + 1]` for host `i`.
-pub(crate) fn load_hosts(settings: &Settings, caches: &[EncodeCache]) -> anyhow::Result<Hosts> {
+pub(crate) fn load_generation(
+    settings: &Settings,
+    caches: &[EncodeCache],
+) -> anyhow::Result<Generation> {
     let default = load_site(&settings.root, &settings.load, settings.quiet, &caches[0])?;
-    let mut hosts = Hosts::single(default);
+    let mut hosts = Generation::single(default);
     for (host, cache) in settings.hosts.iter().zip(&caches[1..]) {
         let snapshot = load_site(&host.root, &host.load, settings.quiet, cache)
             .with_context(|| format!("virtual host {}", host.names.join(", ")))?;

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
-use tachyon_server::Site;
+use tachyon_server::Live;
 use tachyon_snapshot::EncodeCache;
 
 use tachyon::config::Settings;
@@ -30,7 +30,7 @@ const ROOT_POLL: Duration = Duration::from_secs(1);
 
 /// Rebuilds and publishes; one build at a time.
 pub struct Reloader {
-    site: Arc<Site>,
+    live: Arc<Live>,
     settings: Settings,
     /// Encodings kept from earlier generations, one cache per root.
     caches: Arc<[EncodeCache]>,
@@ -38,9 +38,9 @@ pub struct Reloader {
 }
 
 impl Reloader {
-    pub fn new(site: Arc<Site>, settings: Settings, caches: Arc<[EncodeCache]>) -> Arc<Reloader> {
+    pub fn new(live: Arc<Live>, settings: Settings, caches: Arc<[EncodeCache]>) -> Arc<Reloader> {
         Arc::new(Reloader {
-            site,
+            live,
             settings,
             caches,
             building: Mutex::new(()),
@@ -54,8 +54,8 @@ impl Reloader {
         if !self.settings.quiet {
             crate::say(&format!("reloading ({why})"));
         }
-        match crate::load_hosts(&self.settings, &self.caches) {
-            Ok(hosts) => self.site.publish(hosts),
+        match crate::load_generation(&self.settings, &self.caches) {
+            Ok(generation) => self.live.publish(generation),
             Err(err) => crate::warn(&format!(
                 "reload ({why}) failed, still serving the previous snapshot: {err:#}"
             )),
@@ -114,9 +114,9 @@ impl Reloader {
                 continue;
             }
             last_poll = Instant::now();
-            let hosts = self.site.hosts();
-            let stale = std::iter::once(hosts.default_site())
-                .chain(hosts.virtual_sites())
+            let hosts = self.live.current();
+            let stale = std::iter::once(hosts.default_snapshot())
+                .chain(hosts.virtual_snapshots())
                 .any(|s| s.has_changed_files());
             if stale {
                 self.reload("a disk-served file changed since it was loaded");

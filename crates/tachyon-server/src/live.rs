@@ -1,7 +1,7 @@
-//! The snapshots currently served, swappable as a whole.
+//! The generation of snapshots being served, swappable as a whole.
 //!
-//! A generation is a [`Hosts`]: the default site plus one snapshot per
-//! virtual host. A reload publishes a new generation with one atomic store;
+//! A [`Generation`] is the default snapshot plus one per virtual host;
+//! [`Live`] holds the current one. A reload publishes a new generation with one atomic store;
 //! each worker notices the bumped number at the top of its loop and takes the
 //! new `Arc`. A request is answered from exactly one snapshot, and responses
 //! still being sent keep the entries they reference alive.
@@ -12,19 +12,19 @@ use std::sync::Arc;
 use arc_swap::ArcSwap;
 use tachyon_snapshot::Snapshot;
 
-/// One generation: the default site and the virtual hosts, chosen by the
-/// request's Host.
-pub struct Hosts {
+/// One generation: the default snapshot and the virtual hosts', chosen by
+/// the request's Host.
+pub struct Generation {
     default: Snapshot,
     /// Lowercase host names (no port, no trailing dot) and their sites; a
     /// handful at most, so a scan beats hashing the Host of every request.
     named: Vec<(Box<[u8]>, Arc<Snapshot>)>,
 }
 
-impl Hosts {
+impl Generation {
     /// One site for every Host.
-    pub fn single(default: Snapshot) -> Hosts {
-        Hosts {
+    pub fn single(default: Snapshot) -> Generation {
+        Generation {
             default,
             named: Vec::new(),
         }
@@ -32,7 +32,7 @@ impl Hosts {
 
     /// Adds a virtual host answering for `names` (compared without case,
     /// port or trailing dot).
-    pub fn with_host(mut self, names: &[String], snapshot: Snapshot) -> Hosts {
+    pub fn with_host(mut self, names: &[String], snapshot: Snapshot) -> Generation {
         let snapshot = Arc::new(snapshot);
         for name in names {
             let key = normalize(name.as_bytes()).to_ascii_lowercase();
@@ -42,7 +42,7 @@ impl Hosts {
         self
     }
 
-    /// The site for a request's Host header value; the default site when
+    /// The snapshot for a request's Host header value; the default one when
     /// it names no virtual host (or there is none: HTTP/1.0).
     #[inline]
     pub fn pick(&self, host: Option<&[u8]>) -> &Snapshot {
@@ -59,13 +59,13 @@ impl Hosts {
             .map_or(&self.default, |(_, site)| site)
     }
 
-    /// The default site.
-    pub fn default_site(&self) -> &Snapshot {
+    /// The default snapshot.
+    pub fn default_snapshot(&self) -> &Snapshot {
         &self.default
     }
 
-    /// The virtual hosts' sites (each once, though it may have several names).
-    pub fn virtual_sites(&self) -> impl Iterator<Item = &Snapshot> {
+    /// The virtual hosts' snapshots (each once, though it may have several names).
+    pub fn virtual_snapshots(&self) -> impl Iterator<Item = &Snapshot> {
         let mut last: Option<*const Snapshot> = None;
         self.named.iter().filter_map(move |(_, site)| {
             let ptr = Arc::as_ptr(site);
@@ -93,34 +93,34 @@ fn normalize(host: &[u8]) -> &[u8] {
     without_port.strip_suffix(b".").unwrap_or(without_port)
 }
 
-/// The shared, swappable current generation.
-pub struct Site {
-    current: ArcSwap<Hosts>,
+/// The generation being served, shared by the workers and the reloader.
+pub struct Live {
+    current: ArcSwap<Generation>,
     generation: AtomicU64,
 }
 
-impl Site {
-    /// A site serving `hosts` as generation 1.
-    pub fn new(hosts: Hosts) -> Site {
-        Site {
-            current: ArcSwap::from_pointee(hosts),
+impl Live {
+    /// Serving `first` as generation 1.
+    pub fn new(first: Generation) -> Live {
+        Live {
+            current: ArcSwap::from_pointee(first),
             generation: AtomicU64::new(1),
         }
     }
 
     /// Publishes a new generation; requests parsed after this see only it.
-    pub fn publish(&self, hosts: Hosts) {
-        self.current.store(Arc::new(hosts));
+    pub fn publish(&self, next: Generation) {
+        self.current.store(Arc::new(next));
         self.generation.fetch_add(1, Ordering::Release);
     }
 
-    /// The generation number; cheap enough to read once per loop turn.
-    pub fn generation(&self) -> u64 {
+    /// The generation's number; cheap enough to read once per loop turn.
+    pub fn number(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
     }
 
     /// The current generation.
-    pub fn hosts(&self) -> Arc<Hosts> {
+    pub fn current(&self) -> Arc<Generation> {
         self.current.load_full()
     }
 }
