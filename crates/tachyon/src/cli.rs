@@ -76,7 +76,7 @@ pub struct Args {
     #[arg(long, value_name = "DURATION")]
     pub header_timeout: Option<String>,
 
-    /// Keep-alive idle timeout [default: 60s]
+    /// Keep-alive idle timeout [default: 1m]
     #[arg(long, value_name = "DURATION")]
     pub idle_timeout: Option<String>,
 

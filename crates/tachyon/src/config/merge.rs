@@ -1,0 +1,315 @@
+//! Each concern of the configuration merged from its sources: the command
+//! line over the config file over the default, parsed once. The defaults
+//! are the library crates' own (`LoadOptions::default`, `Limits::default`);
+//! the CLI help and the example file are checked against them in tests.
+//!
+//! Errors name the key as the config file spells it (`max_memory`,
+//! `limits.header_timeout`, `hosts[0].names`), whichever source the bad
+//! value came from.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use tachyon_http::encoding::Coding;
+use tachyon_http::request::HeadLimits;
+use tachyon_server::Limits;
+use tachyon_snapshot::{Compression, HeaderRule, LoadOptions, RedirectRule};
+
+use super::file::{ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileRedirect};
+use super::units::{parse_duration, parse_size};
+use super::VirtualHost;
+use crate::cli::Args;
+
+/// The address used when neither the command line nor the file gives one.
+pub const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
+
+/// A size from the command line or the file, else `default`.
+fn size(
+    cli: Option<&String>,
+    file: Option<&String>,
+    key: &str,
+    default: u64,
+) -> anyhow::Result<u64> {
+    match cli.or(file) {
+        Some(text) => parse_size(text).with_context(|| format!("{key}: {text:?}")),
+        None => Ok(default),
+    }
+}
+
+/// A duration from the command line or the file, else `default`.
+fn duration(
+    cli: Option<&String>,
+    file: Option<&String>,
+    key: &str,
+    default: Duration,
+) -> anyhow::Result<Duration> {
+    match cli.or(file) {
+        Some(text) => parse_duration(text).with_context(|| format!("{key}: {text:?}")),
+        None => Ok(default),
+    }
+}
+
+pub(super) fn listen(args: &Args, file: &ConfigFile) -> anyhow::Result<Vec<SocketAddr>> {
+    let raw = match (&args.listen[..], &file.listen) {
+        ([], Some(listed)) => listed.clone(),
+        ([], None) => vec![DEFAULT_LISTEN.to_string()],
+        (given, _) => given.to_vec(),
+    };
+    if raw.is_empty() {
+        bail!("listen: at least one address is needed");
+    }
+    raw.iter()
+        .map(|a| {
+            a.parse::<SocketAddr>().with_context(|| {
+                format!("listen: {a:?} is not an address like 127.0.0.1:8080 or [::]:8080")
+            })
+        })
+        .collect()
+}
+
+pub(super) fn threads(args: &Args, file: &ConfigFile) -> anyhow::Result<usize> {
+    let threads = args
+        .threads
+        .or(file.threads)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 || threads > 1024 {
+        bail!("threads: {threads} is out of range (1 to 1024)");
+    }
+    Ok(threads)
+}
+
+/// What the loader needs, without the rules (see [`header_rules`] and
+/// [`redirects`]).
+pub(super) fn load_options(args: &Args, file: &ConfigFile) -> anyhow::Result<LoadOptions> {
+    let defaults = LoadOptions::default();
+    let index_files = match (&args.index[..], &file.index_files) {
+        ([], Some(names)) => names.clone(),
+        ([], None) => defaults.index_files.clone(),
+        (given, _) => given.to_vec(),
+    };
+    Ok(LoadOptions {
+        max_memory: size(
+            args.max_memory.as_ref(),
+            file.max_memory.as_ref(),
+            "max_memory",
+            defaults.max_memory,
+        )?,
+        max_file_in_memory: size(
+            args.max_file_in_memory.as_ref(),
+            file.max_file_in_memory.as_ref(),
+            "max_file_in_memory",
+            defaults.max_file_in_memory,
+        )?,
+        index_files,
+        serve_dotfiles: args.dotfiles || file.serve_dotfiles.unwrap_or(false),
+        follow_outside_symlinks: args.follow_outside_symlinks
+            || file.follow_outside_symlinks.unwrap_or(false),
+        compression: compression(args.no_compress, &file.compression)?,
+        listing: args.listing || file.listing.unwrap_or(false),
+        clean_urls: args.clean_urls || file.clean_urls.unwrap_or(false),
+        fallback: site_path(
+            args.fallback.as_ref().or(file.fallback.as_ref()),
+            "fallback",
+        )?,
+        not_found_page: site_path(
+            args.not_found_page
+                .as_ref()
+                .or(file.not_found_page.as_ref()),
+            "not_found_page",
+        )?,
+        sendfile: args.sendfile || file.sendfile.unwrap_or(false),
+        header_rules: Vec::new(),
+        redirects: Vec::new(),
+        ..defaults
+    })
+}
+
+/// The `[compression]` table and `--no-compress`.
+fn compression(no_compress: bool, file: &FileCompression) -> anyhow::Result<Compression> {
+    let defaults = Compression::default();
+    let codings = match (&file.codings, no_compress) {
+        (_, true) => Vec::new(),
+        (None, false) => defaults.codings,
+        (Some(names), false) => names
+            .iter()
+            .map(|name| {
+                Coding::from_token(name.as_bytes()).with_context(|| {
+                    format!(
+                        "compression.codings: {name:?} is not one of \"br\", \"zstd\", \"gzip\""
+                    )
+                })
+            })
+            .collect::<anyhow::Result<_>>()?,
+    };
+    let min_size = size(
+        None,
+        file.min_size.as_ref(),
+        "compression.min_size",
+        defaults.min_size,
+    )?;
+    Ok(Compression { codings, min_size })
+}
+
+/// `--cors` (a rule for every path) and the `[[headers]]` rules, in order.
+pub(super) fn header_rules(
+    cors: Option<&str>,
+    rules: &[FileHeaders],
+) -> anyhow::Result<Vec<HeaderRule>> {
+    let mut built = Vec::with_capacity(rules.len() + 1);
+    if let Some(origin) = cors {
+        let headers = [(
+            "Access-Control-Allow-Origin".to_string(),
+            origin.to_string(),
+        )];
+        built.push(
+            HeaderRule::new("**", None, &headers).with_context(|| format!("cors: {origin:?}"))?,
+        );
+    }
+    for (i, rule) in rules.iter().enumerate() {
+        let headers: Vec<(String, String)> = rule
+            .set
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        built.push(
+            HeaderRule::new(&rule.glob, rule.cache_control.as_deref(), &headers)
+                .with_context(|| format!("headers[{i}] (glob {:?})", rule.glob))?,
+        );
+    }
+    Ok(built)
+}
+
+pub(super) fn redirects(rules: &[FileRedirect]) -> anyhow::Result<Vec<RedirectRule>> {
+    rules
+        .iter()
+        .enumerate()
+        .map(|(i, rule)| {
+            RedirectRule::new(&rule.from, &rule.to, rule.status)
+                .with_context(|| format!("redirects[{i}] (from {:?})", rule.from))
+        })
+        .collect()
+}
+
+/// The `[[hosts]]`: each inherits the top level's load options and
+/// overrides what it sets.
+pub(super) fn virtual_hosts(
+    hosts: &[FileHost],
+    load: &LoadOptions,
+    listing_by_default: bool,
+) -> anyhow::Result<Vec<VirtualHost>> {
+    let mut built = Vec::with_capacity(hosts.len());
+    for (i, host) in hosts.iter().enumerate() {
+        let at = |key: &str| format!("hosts[{i}].{key}");
+        if host.names.is_empty() {
+            bail!("{}: a virtual host needs at least one name", at("names"));
+        }
+        for name in &host.names {
+            if name.is_empty() || name.bytes().any(|b| b.is_ascii_whitespace() || b == b'/') {
+                bail!("{}: {name:?} is not a host name", at("names"));
+            }
+        }
+        let mut options = load.clone();
+        options.listing = host.listing.unwrap_or(load.listing && !listing_by_default);
+        if let Some(clean) = host.clean_urls {
+            options.clean_urls = clean;
+        }
+        if host.fallback.is_some() {
+            options.fallback = site_path(host.fallback.as_ref(), &at("fallback"))?;
+        }
+        if host.not_found_page.is_some() {
+            options.not_found_page =
+                site_path(host.not_found_page.as_ref(), &at("not_found_page"))?;
+        }
+        built.push(VirtualHost {
+            names: host.names.clone(),
+            root: host.root.clone(),
+            load: options,
+        });
+    }
+    Ok(built)
+}
+
+/// The `[limits]` table and the limit options.
+pub(super) fn limits(args: &Args, file: &FileLimits) -> anyhow::Result<Limits> {
+    let defaults = Limits::default();
+    let head = HeadLimits {
+        max_head_bytes: size(
+            args.max_head_bytes.as_ref(),
+            file.max_head_bytes.as_ref(),
+            "limits.max_head_bytes",
+            defaults.head.max_head_bytes as u64,
+        )? as usize,
+        max_target_bytes: size(
+            None,
+            file.max_target_bytes.as_ref(),
+            "limits.max_target_bytes",
+            defaults.head.max_target_bytes as u64,
+        )? as usize,
+    };
+    if head.max_head_bytes < 256 {
+        bail!(
+            "limits.max_head_bytes: {} is too small to hold a request (at least 256)",
+            head.max_head_bytes
+        );
+    }
+    let timeout = |cli: &Option<String>, file: &Option<String>, key: &str, default| {
+        duration(
+            cli.as_ref(),
+            file.as_ref(),
+            &format!("limits.{key}"),
+            default,
+        )
+    };
+    let limits = Limits {
+        head,
+        header_timeout: timeout(
+            &args.header_timeout,
+            &file.header_timeout,
+            "header_timeout",
+            defaults.header_timeout,
+        )?,
+        idle_timeout: timeout(
+            &args.idle_timeout,
+            &file.idle_timeout,
+            "idle_timeout",
+            defaults.idle_timeout,
+        )?,
+        send_timeout: timeout(
+            &args.send_timeout,
+            &file.send_timeout,
+            "send_timeout",
+            defaults.send_timeout,
+        )?,
+        drain_timeout: timeout(
+            &args.drain_timeout,
+            &file.drain_timeout,
+            "drain_timeout",
+            defaults.drain_timeout,
+        )?,
+        max_connections: args
+            .max_connections
+            .or(file.max_connections)
+            .unwrap_or(defaults.max_connections),
+        max_discard_body: size(
+            None,
+            file.max_discard_body.as_ref(),
+            "limits.max_discard_body",
+            defaults.max_discard_body,
+        )?,
+        max_queued_output: defaults.max_queued_output,
+    };
+    if limits.max_connections == 0 {
+        bail!("limits.max_connections: must be at least 1");
+    }
+    Ok(limits)
+}
+
+/// A site path option (`/index.html`): must start with `/`.
+fn site_path(value: Option<&String>, key: &str) -> anyhow::Result<Option<String>> {
+    match value {
+        None => Ok(None),
+        Some(p) if p.starts_with('/') => Ok(Some(p.clone())),
+        Some(p) => bail!("{key}: {p:?} must be a site path starting with /"),
+    }
+}
