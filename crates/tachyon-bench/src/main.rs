@@ -76,7 +76,7 @@ enum Cmd {
         /// Shorter runs and trimmed matrices
         #[arg(long)]
         quick: bool,
-        /// Output folder [default: bench-results/<unix time>]
+        /// Output folder [default: bench-results/UNIX-TIME]
         #[arg(long)]
         out: Option<PathBuf>,
         /// Worker processes/threads per server [default: cores]

@@ -5,13 +5,13 @@
 //! connections and its own scratch buffers. Workers share two things: the
 //! [`Live`] (the current generation of snapshots, read-only) and the
 //! balancer's counters (`balance`). What is sent is decided by
-//! [`reply::decide`], a pure function over the request head and the
+//! `reply::decide`, a pure function over the request head and the
 //! snapshot, and spelled by the protocol's encoder; this crate only moves
 //! bytes.
 //!
 //! # Layout
-//! - `sys`: socket setup through rustix's safe wrappers; `ffi`: the one
-//!   socket option rustix lacks (the workspace's only `unsafe`).
+//! - `sys`: socket setup through rustix's safe wrappers (and `tachyon-sys`
+//!   for the one socket option rustix lacks: the workspace's only `unsafe`).
 //! - `limits`, `clock`: the bounds the server enforces and the coarse
 //!   clocks that time them.
 //! - `site`: the generation being served, swapped atomically on reload.
@@ -25,7 +25,6 @@
 mod balance;
 mod clock;
 mod conn;
-mod ffi;
 mod h1;
 mod limits;
 mod live;

@@ -1,7 +1,7 @@
 //! Listening sockets: one `SO_REUSEPORT` socket per worker per address.
 //!
 //! Every call goes through rustix's safe wrappers except one socket option
-//! rustix lacks (`ffi`, the workspace's only `unsafe`). Binding happens on the main thread before any worker
+//! rustix lacks (`tachyon-sys`, the workspace's only `unsafe`). Binding happens on the main thread before any worker
 //! starts, so a port in use (by anything, another tachyon's reuseport group
 //! included) is reported as one clear error, not a panic.
 
@@ -109,7 +109,7 @@ fn listen_one(addr: SocketAddr, backlog: i32) -> rustix::io::Result<OwnedFd> {
     // 2.2 GiB on this machine), where every other client's sends stall.
     // Fast clients are unaffected: only unsent bytes count, not those in
     // flight (the kernel patch's own advice: "128 KB or less is OK").
-    crate::ffi::set_tcp_notsent_lowat(fd.as_fd(), NOTSENT_LOWAT)
+    tachyon_sys::set_tcp_notsent_lowat(fd.as_fd(), NOTSENT_LOWAT)
         .map_err(|e| rustix::io::Errno::from_io_error(&e).unwrap_or(rustix::io::Errno::INVAL))?;
     net::bind(&fd, &addr)?;
     net::listen(&fd, backlog)?;

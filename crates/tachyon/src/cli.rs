@@ -10,8 +10,13 @@ pub struct Args {
     /// Directory to serve [default: the current directory]
     pub root: Option<PathBuf>,
 
-    /// Address to listen on, repeatable; IPv6 as [::]:8080 [default: 0.0.0.0:8080]
-    #[arg(short, long = "listen", value_name = "ADDR:PORT")]
+    // `help` rather than a doc comment: rustdoc would read `[::]` as a link.
+    #[arg(
+        short,
+        long = "listen",
+        value_name = "ADDR:PORT",
+        help = "Address to listen on, repeatable; IPv6 as [::]:8080 [default: 0.0.0.0:8080]"
+    )]
     pub listen: Vec<String>,
 
     /// Worker threads, one event loop each [default: number of cores]

@@ -1,4 +1,4 @@
-//! Configuration in two stages (ripgrep's low/high args): [`ConfigFile`] mirrors the
+//! Configuration in two stages (ripgrep's low/high args): `ConfigFile` mirrors the
 //! TOML exactly and rejects unknown keys; [`Settings`] merges it with the CLI
 //! and holds only parsed values (`SocketAddr`, `Duration`, byte counts), which
 //! are split into the option structs the library crates take.

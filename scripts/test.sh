@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every test, on a fresh Debian machine with only a Rust toolchain: installs
+# the real clients the end-to-end specs talk to (curl, ApacheBench, wrk,
+# headless Chromium) when they are missing, then runs the whole workspace's
+# tests. `.ci/run` calls exactly this. Extra arguments go to `cargo test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+for tool in curl:curl ab:apache2-utils wrk:wrk chromium-headless-shell:chromium-headless-shell; do
+    command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
+done
+if [ ${#need[@]} -gt 0 ]; then
+    echo "installing the test clients: ${need[*]}" >&2
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null 2>&1 || {
+            echo "missing ${need[*]}: run as root, or apt-get install -y ${need[*]}" >&2
+            exit 1
+        }
+        sudo="sudo"
+    fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+cargo test --workspace --locked "$@"
