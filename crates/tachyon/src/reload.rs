@@ -48,14 +48,22 @@ impl Reloader {
     }
 
     /// Builds a new snapshot and swaps it in; on failure the old one stays.
-    /// Builds a new snapshot and swaps it in; on failure the old one stays.
+    /// Either way one line says so (operators and the specs wait on it).
     pub fn reload(&self, why: &str) {
         let _one_at_a_time = self.building.lock().unwrap_or_else(|e| e.into_inner());
         if !self.settings.quiet {
             crate::say(&format!("reloading ({why})"));
         }
         match crate::load_generation(&self.settings, &self.caches) {
-            Ok(generation) => self.live.publish(generation),
+            Ok(generation) => {
+                self.live.publish(generation);
+                if !self.settings.quiet {
+                    crate::say(&format!(
+                        "reloaded ({why}): generation {}",
+                        self.live.number()
+                    ));
+                }
+            }
             Err(err) => crate::warn(&format!(
                 "reload ({why}) failed, still serving the previous snapshot: {err:#}"
             )),

@@ -1,42 +1,28 @@
 //! The command line: defaults, errors as one clear line, config files.
 
-use std::process::Command;
-
-use crate::support::Site;
+use crate::support::{run_tachyon, Server, Site};
 
 fn tachyon(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tachyon"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
+    let exit = run_tachyon(args);
+    (exit.code.unwrap_or(-1), exit.stdout, exit.stderr)
 }
 
 #[test]
 fn without_a_root_it_serves_the_current_directory_and_prints_the_url() {
     let site = Site::new();
     site.file("here.txt", "cwd");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tachyon"))
-        .args(["--listen", "127.0.0.1:0"])
-        .current_dir(&site.root)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
-    let line = lines
-        .find(|l| l.as_ref().is_ok_and(|l| l.starts_with("serving ")))
-        .unwrap()
-        .unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
+    let server = Server::start_in(&site.root, &[]);
     let root = site.root.canonicalize().unwrap();
     assert!(
-        line.starts_with(&format!("serving {} on http://127.0.0.1:", root.display())),
-        "{line}"
+        server.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        server.url
+    );
+    let serving = format!("serving {} on {}", root.display(), server.url);
+    assert!(
+        server.startup_line().starts_with(&serving),
+        "{:?} does not start with {serving:?}",
+        server.startup_line()
     );
 }
 
@@ -113,22 +99,8 @@ fn config_root_is_served() {
             site.path("www")
         ),
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tachyon"))
-        .args(["--config", site.path("c.toml").to_str().unwrap()])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
-    let line = lines
-        .find(|l| l.as_ref().is_ok_and(|l| l.starts_with("serving ")))
-        .unwrap()
-        .unwrap();
-    let url = line.split(" on ").nth(1).unwrap().trim_end_matches('/');
-    let addr: std::net::SocketAddr = url.trim_start_matches("http://").parse().unwrap();
-    let r = crate::support::Raw::connect(addr).get("/a.txt", "");
-    let _ = child.kill();
-    let _ = child.wait();
-    assert_eq!(r.text(), "from config");
+    let server = Server::start_args(&["--config", site.path("c.toml").to_str().unwrap()]);
+    assert_eq!(server.connect().get("/a.txt", "").text(), "from config");
 }
 
 #[test]

@@ -221,7 +221,8 @@ fn a_reload_at_the_descriptor_limit_keeps_the_old_site() {
     assert!(ok, "prlimit: {err}");
     site.file("index.html", "changed");
     server.signal(rustix::process::Signal::HUP);
-    std::thread::sleep(Duration::from_millis(1500));
+    let failed = server.wait_for_line("failed", Duration::from_secs(10));
+    assert!(failed.is_some(), "the reload at the limit did not fail");
     let mut c = server.connect();
     for path in ["/", "/f7.bin", "/f29.bin"] {
         let r = c.get(path, "");
@@ -409,13 +410,10 @@ fn a_port_in_use_is_an_error() {
     let site = Site::new();
     site.file("a.txt", "hello");
     let first = Server::start(&site.root, &[]);
-    let out = std::process::Command::new(crate::support::binary())
-        .arg(&site.root)
-        .args(["--listen", &first.addr.to_string()])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let root = site.root.to_str().unwrap();
+    let out = crate::support::run_tachyon([root, "--listen", &first.addr.to_string()]);
+    assert_ne!(out.code, Some(0));
+    let err = out.stderr;
     assert!(err.contains("in use"), "{err}");
 }
 

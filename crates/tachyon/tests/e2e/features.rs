@@ -1,9 +1,7 @@
 //! Site features: header rules, CORS, redirects, clean URLs, SPA fallback,
 //! custom 404 pages, directory listings, and their config errors.
 
-use std::process::Command;
-
-use crate::support::{Server, Site};
+use crate::support::{run_tachyon, Server, Site};
 
 fn config(site: &Site, toml: &str) -> String {
     site.file("tachyon.toml", toml);
@@ -143,13 +141,10 @@ fn clean_urls_fallback_and_custom_404() {
 fn a_missing_fallback_file_is_a_clear_startup_error() {
     let site = Site::new();
     site.file("a.txt", "a");
-    let out = Command::new(env!("CARGO_BIN_EXE_tachyon"))
-        .arg(&site.root)
-        .args(["--listen", "127.0.0.1:0", "--fallback", "/index.html"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let root = site.root.to_str().unwrap();
+    let out = run_tachyon([root, "--listen", "127.0.0.1:0", "--fallback", "/index.html"]);
+    assert_ne!(out.code, Some(0));
+    let err = out.stderr;
     assert!(
         err.contains("fallback") && err.contains("/index.html"),
         "{err}"
@@ -211,12 +206,9 @@ fn bad_rules_are_config_errors_that_name_the_rule() {
     ];
     for (toml, expected) in cases {
         let conf = config(&site, toml);
-        let out = Command::new(env!("CARGO_BIN_EXE_tachyon"))
-            .args(["--config", &conf, "--print-config"])
-            .output()
-            .unwrap();
-        assert!(!out.status.success(), "{toml}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = run_tachyon(["--config", &conf, "--print-config"]);
+        assert_ne!(out.code, Some(0), "{toml}");
+        let err = out.stderr;
         assert!(err.contains(expected), "{toml}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }

@@ -1,10 +1,9 @@
 //! Virtual hosts (Host → root, with the default site for every other Host)
 //! and what `tachyon` with no root serves.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::support::{Server, Site};
+use crate::support::{run_tachyon, Server, Site};
 
 /// A default site in `www/`, and `docs/` answering for docs.test and
 /// www.docs.test, with a config that gives docs its own 404 page.
@@ -122,24 +121,25 @@ fn bad_virtual_hosts_are_config_errors_naming_the_key() {
     // tachyon www/ with `toml` as its config: it must exit without serving.
     let start = |toml: &str| {
         site.file("bad.toml", toml);
-        Command::new(env!("CARGO_BIN_EXE_tachyon"))
-            .arg(site.path("www"))
-            .args(["--config", site.path("bad.toml").to_str().unwrap()])
-            .args(["--listen", "127.0.0.1:0"])
-            .output()
-            .unwrap()
+        run_tachyon([
+            site.path("www").to_str().unwrap(),
+            "--config",
+            site.path("bad.toml").to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ])
     };
     for (toml, names) in cases {
         let out = start(toml);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{toml}: {err}");
+        let err = &out.stderr;
+        assert_eq!(out.code, Some(2), "{toml}: {err}");
         assert!(err.contains(names), "{toml}: stderr {err:?} names {names}");
         assert!(!err.contains("panicked"), "{err}");
     }
     // A host whose root does not exist fails at startup, naming the host.
     let out = start("[[hosts]]\nnames = [\"a.test\"]\nroot = \"/nonexistent/tachyon\"\n");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let err = &out.stderr;
+    assert_ne!(out.code, Some(0));
     assert!(
         err.contains("a.test") && err.contains("/nonexistent/tachyon"),
         "{err}"

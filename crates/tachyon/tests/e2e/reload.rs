@@ -59,7 +59,8 @@ fn a_failed_build_keeps_serving_the_previous_generation() {
     // Without index.html the fallback setting cannot be satisfied.
     std::fs::remove_file(site.path("index.html")).unwrap();
     site.file("a.txt", "two");
-    std::thread::sleep(Duration::from_millis(2500));
+    let failed = server.wait_for_line("failed", Duration::from_secs(10));
+    assert!(failed.is_some(), "no reload failure was reported");
     let mut c = server.connect();
     assert_eq!(c.get("/index.html", "").text(), "app");
     assert_eq!(c.get("/a.txt", "").text(), "one", "all or nothing");

@@ -50,9 +50,12 @@ pub struct Server {
     pub child: Child,
     pub addr: SocketAddr,
     pub url: String,
-    pub stdout_lines: std::sync::mpsc::Receiver<String>,
+    /// Lines the server printed after its URL, stdout and stderr together.
+    pub lines: std::sync::mpsc::Receiver<String>,
     /// What the server printed before its URL (the load summary).
     pub startup: Vec<String>,
+    /// The line that announced the URL.
+    announced: String,
 }
 
 impl Server {
@@ -64,6 +67,14 @@ impl Server {
     pub fn start_with(root: &Path, listen: &str, args: &[&str]) -> Server {
         let mut command = Command::new(binary());
         command.arg(root).args(["--listen", listen]).args(args);
+        Server::spawn(command)
+    }
+
+    /// Starts `tachyon ARGS…` as given (the arguments or the config file
+    /// name the root and a loopback address).
+    pub fn start_args(args: &[&str]) -> Server {
+        let mut command = Command::new(binary());
+        command.args(args);
         Server::spawn(command)
     }
 
@@ -83,33 +94,36 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn tachyon");
-        let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
-        // Keep draining stdout so the server never sees a full or closed pipe.
+        // Keep draining both pipes so the server never sees one full or
+        // closed; their lines meet in one channel the specs wait on.
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let err_tx = tx.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 let _ = tx.send(line);
             }
         });
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = err_tx.send(line);
+            }
+        });
         let mut startup = Vec::new();
-        let url = loop {
+        let (url, announced) = loop {
             match rx.recv_timeout(Duration::from_secs(20)) {
                 Ok(line) => {
                     if let Some((_, rest)) = line.split_once(" on ") {
-                        break rest.split_whitespace().next().unwrap().to_string();
+                        break (rest.split_whitespace().next().unwrap().to_string(), line);
                     }
                     startup.push(line);
                 }
                 Err(_) => {
                     let _ = child.kill();
-                    let mut err = String::new();
-                    child
-                        .stderr
-                        .take()
-                        .unwrap()
-                        .read_to_string(&mut err)
-                        .unwrap();
-                    panic!("tachyon did not print its URL; stderr: {err}");
+                    let _ = child.wait();
+                    startup.extend(rx.try_iter());
+                    panic!("tachyon did not print its URL; it printed: {startup:#?}");
                 }
             }
         };
@@ -119,9 +133,15 @@ impl Server {
             child,
             addr,
             url,
-            stdout_lines: rx,
+            lines: rx,
             startup,
+            announced,
         }
+    }
+
+    /// The `serving ROOT on URL` line.
+    pub fn startup_line(&self) -> &str {
+        &self.announced
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -171,7 +191,7 @@ impl Server {
         let deadline = std::time::Instant::now() + within;
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match self.stdout_lines.recv_timeout(left) {
+            match self.lines.recv_timeout(left) {
                 Ok(line) if line.contains(needle) => return Some(line),
                 Ok(_) => {}
                 Err(_) => return None,
@@ -200,6 +220,27 @@ pub fn binary() -> PathBuf {
     std::env::var_os("TACHYON_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_tachyon")))
+}
+
+/// What a tachyon run that exits printed (`--print-config`, a startup error).
+pub struct Exit {
+    /// The exit code; `None` when a signal ended it.
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `tachyon ARGS…` to its exit.
+pub fn run_tachyon<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Exit {
+    let out = Command::new(binary())
+        .args(args)
+        .output()
+        .expect("spawn tachyon");
+    Exit {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
 }
 
 /// Polls `check` every 50 ms until it holds or `within` passes.

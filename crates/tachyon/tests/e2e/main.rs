@@ -1,0 +1,20 @@
+//! End-to-end specs: the real binary on an ephemeral loopback port, real
+//! clients (a raw socket for exact bytes, ureq, curl, ab). One test binary,
+//! one module per area.
+
+mod support;
+
+mod basic;
+mod cli;
+mod clients;
+mod conditional;
+mod encoding;
+mod errors;
+mod faults;
+mod features;
+mod hosts;
+mod limits;
+mod range;
+mod reload;
+mod screenshot;
+mod security;
