@@ -25,6 +25,9 @@ pub enum Peer {
     /// tachyon as a site owner runs it, but disk-served bodies sent with
     /// sendfile instead of a checked copy: what the copy costs.
     TachyonSendfile,
+    /// Another tachyon build (the binary named by `TACHYON_BASELINE`), run
+    /// as `tachyon` is: a before/after comparison in one run.
+    TachyonBaseline,
     Floor,
     Nginx,
     NginxDefault,
@@ -36,10 +39,11 @@ pub enum Peer {
 }
 
 impl Peer {
-    pub const ALL: [Peer; 11] = [
+    pub const ALL: [Peer; 12] = [
         Peer::Tachyon,
         Peer::TachyonBare,
         Peer::TachyonSendfile,
+        Peer::TachyonBaseline,
         Peer::Floor,
         Peer::Nginx,
         Peer::NginxDefault,
@@ -55,6 +59,7 @@ impl Peer {
             Peer::Tachyon => "tachyon",
             Peer::TachyonBare => "tachyon-bare",
             Peer::TachyonSendfile => "tachyon-sendfile",
+            Peer::TachyonBaseline => "tachyon-baseline",
             Peer::Floor => "floor",
             Peer::Nginx => "nginx",
             Peer::NginxDefault => "nginx-default",
@@ -79,7 +84,11 @@ impl Peer {
     /// The executable that must be installed (None: built from this workspace).
     pub fn program(self) -> Option<&'static str> {
         match self {
-            Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::Floor => None,
+            Peer::Tachyon
+            | Peer::TachyonBare
+            | Peer::TachyonSendfile
+            | Peer::TachyonBaseline
+            | Peer::Floor => None,
             Peer::Nginx | Peer::NginxDefault => Some("nginx"),
             Peer::Lighttpd => Some("lighttpd"),
             Peer::H2o => Some("h2o"),
@@ -98,6 +107,7 @@ impl Peer {
                 "crates/tachyon-http",
                 "crates/tachyon-server",
                 "crates/tachyon-snapshot",
+                "crates/tachyon-sys",
                 "Cargo.lock",
             ],
             Peer::Floor => &["crates/tachyon-bench/src/floor.rs"],
@@ -108,7 +118,11 @@ impl Peer {
     /// The command that prints the version, and which stream has it.
     pub fn version_command(self) -> Option<(&'static str, &'static [&'static str])> {
         Some(match self {
-            Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::Floor => return None,
+            Peer::Tachyon
+            | Peer::TachyonBare
+            | Peer::TachyonSendfile
+            | Peer::TachyonBaseline
+            | Peer::Floor => return None,
             Peer::Nginx | Peer::NginxDefault => ("nginx", &["-v"]),
             Peer::Lighttpd => ("lighttpd", &["-v"]),
             Peer::H2o => ("h2o", &["--version"]),
@@ -256,8 +270,11 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
     };
     let mut c;
     match peer {
-        Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile => {
-            c = Command::new(&env.tachyon_bin);
+        Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::TachyonBaseline => {
+            c = match peer {
+                Peer::TachyonBaseline => Command::new(baseline_bin()?),
+                _ => Command::new(&env.tachyon_bin),
+            };
             c.arg(&env.root).args([
                 "--listen",
                 &format!("127.0.0.1:{port}"),
@@ -344,9 +361,22 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
 fn binary_path(peer: Peer, env: &Env) -> Option<PathBuf> {
     match peer {
         Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile => Some(env.tachyon_bin.clone()),
+        Peer::TachyonBaseline => baseline_bin().ok(),
         Peer::Floor => None,
         other => which(other.program()?),
     }
+}
+
+/// The build `tachyon-baseline` runs: `TACHYON_BASELINE`, a path to a
+/// tachyon binary (e.g. built from an earlier commit).
+pub fn baseline_bin() -> anyhow::Result<PathBuf> {
+    let path = std::env::var_os("TACHYON_BASELINE")
+        .map(PathBuf::from)
+        .context("tachyon-baseline needs TACHYON_BASELINE=/path/to/an/older/tachyon")?;
+    if !path.is_file() {
+        bail!("TACHYON_BASELINE={}: no such file", path.display());
+    }
+    Ok(path)
 }
 
 /// The full path of a program on PATH.

@@ -94,6 +94,9 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
             tachyon_bin.display()
         );
     }
+    if opts.servers.contains(&Peer::TachyonBaseline) {
+        crate::peers::baseline_bin()?;
+    }
     for peer in &opts.servers {
         if let Some(program) = peer.program() {
             if crate::peers::which(program).is_none() {
