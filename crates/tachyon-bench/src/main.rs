@@ -60,10 +60,12 @@ enum Cmd {
     /// Run suites against servers and write results.json and a report
     Run {
         /// Suites, comma-separated: sparecores, linuxconfig, boa, fabhttp, binserve, efficiency,
-        /// pipeline, churn, large, latency, c10k, footprint, quick, smoke, all
+        /// pipeline, churn, large, compressed, latency, c10k, footprint, quick, smoke, all
         #[arg(long, value_delimiter = ',', default_value = "quick")]
         suite: Vec<String>,
-        /// Servers, comma-separated: tachyon, floor, nginx, nginx-default, lighttpd, h2o, caddy, apache2, sws
+        /// Servers, comma-separated: tachyon, tachyon-bare, tachyon-sendfile, tachyon-baseline
+        /// (the binary in TACHYON_BASELINE), floor, nginx, nginx-default, lighttpd, h2o, caddy,
+        /// apache2, sws
         #[arg(
             long,
             value_delimiter = ',',
@@ -306,6 +308,34 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("tachyon-bench: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// `run --help` lists every suite and server the harness knows.
+    #[test]
+    fn the_run_help_names_every_suite_and_server() {
+        let mut command = Cli::command();
+        let run = command.find_subcommand_mut("run").unwrap();
+        let help = run.render_long_help().to_string();
+        let words: Vec<&str> = help
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .collect();
+        for suite in suites::Suite::ALL {
+            assert!(words.contains(&suite.name()), "suite {suite} missing");
+        }
+        for peer in peers::Peer::ALL {
+            assert!(
+                words.contains(&peer.name()),
+                "server {} missing",
+                peer.name()
+            );
         }
     }
 }

@@ -13,6 +13,7 @@ use anyhow::Context;
 
 use crate::charts::{self, human};
 use crate::results::{Results, Row};
+use crate::suites::Suite;
 
 struct Table {
     caption: String,
@@ -77,7 +78,7 @@ pub fn stat(values: &[f64]) -> Option<Stat> {
 
 /// The rows of one (suite, cell), grouped by server in run order.
 struct CellRows<'a> {
-    suite: &'a str,
+    suite: Suite,
     seed: &'a str,
     cell: &'a str,
     by_server: Vec<(&'a str, Vec<&'a Row>)>,
@@ -115,7 +116,7 @@ fn group(results: &Results) -> Vec<CellRows<'_>> {
             Some(i) => i,
             None => {
                 cells.push(CellRows {
-                    suite: &row.suite,
+                    suite: row.suite,
                     seed: &row.seed,
                     cell: &row.cell,
                     by_server: Vec::new(),
@@ -183,7 +184,7 @@ fn seed_name(seed: &str) -> &'static str {
 
 fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
     let cells = group(results);
-    let mut suites: Vec<&str> = Vec::new();
+    let mut suites: Vec<Suite> = Vec::new();
     for c in &cells {
         if !suites.contains(&c.suite) {
             suites.push(c.suite);
@@ -209,10 +210,10 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
         for cell in &in_suite {
             section.tables.push(cell_table(cell));
         }
-        if suite == "sparecores" {
+        if suite == Suite::SpareCores {
             sparecores_extras(results, &in_suite, &mut section)?;
         }
-        if suite == "efficiency" {
+        if suite == Suite::Efficiency {
             series_by_size(
                 results,
                 &in_suite,
@@ -222,7 +223,7 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
                 &mut section,
             )?;
         }
-        if suite == "latency" {
+        if suite == Suite::Latency {
             let mut series: Series<'_> = BTreeMap::new();
             for (i, cell) in in_suite.iter().enumerate() {
                 for (server, _) in &cell.by_server {
@@ -504,7 +505,7 @@ fn cell_table(cell: &CellRows<'_>) -> Table {
         .iter()
         .any(|(_, rows)| rows.iter().any(|r| r.target_rps.is_some()));
     let fab = cell.seed == "003";
-    let encoded = cell.suite == "compressed";
+    let encoded = cell.suite == Suite::Compressed;
     let mut headers: Vec<String> = vec!["server".into(), "ok runs".into(), "req/s".into()];
     if open_loop {
         headers.push("offered req/s".into());
@@ -738,7 +739,7 @@ mod tests {
 
     fn row(server: &str, round: u32, requests: u64, cpu: f64, ok: bool) -> Row {
         Row {
-            suite: "efficiency".into(),
+            suite: Suite::Efficiency,
             seed: "000".into(),
             cell: "1k t1 c32".into(),
             server: server.into(),

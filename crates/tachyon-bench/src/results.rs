@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::suites::Suite;
+
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Everything a run measured.
@@ -45,7 +47,7 @@ pub struct ServerInfo {
 /// One client run against one server: a (cell, server, round).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Row {
-    pub suite: String,
+    pub suite: Suite,
     pub seed: String,
     pub cell: String,
     pub server: String,

@@ -21,7 +21,7 @@ use crate::clients::{self, ClientReport};
 use crate::peers::{Env, Peer, Running};
 use crate::proc;
 use crate::results::{Machine, Results, Row, ServerInfo, SCHEMA_VERSION};
-use crate::suites::{self, Cell, Workload};
+use crate::suites::{self, Cell, Suite, Workload};
 
 /// What `tachyon-bench run` was asked to do.
 pub struct RunOptions {
@@ -246,7 +246,7 @@ fn is_of(row: &Row, cell: &Cell) -> bool {
 /// What a run would do: cells and expected time per suite, and the total.
 fn plan(cells: &[Cell], rounds: u32, servers: &[Peer]) -> String {
     let mut out = String::new();
-    let mut suites: Vec<(&str, usize, u64)> = Vec::new();
+    let mut suites: Vec<(Suite, usize, u64)> = Vec::new();
     for cell in cells {
         let seconds = run_seconds(cell) * runs_of(cell, rounds, servers) as u64;
         match suites.iter_mut().find(|(s, ..)| *s == cell.suite) {
@@ -364,7 +364,7 @@ fn applies(peer: Peer, workload: &Workload) -> bool {
 /// One client run against one server.
 fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     let mut row = Row {
-        suite: cell.suite.into(),
+        suite: cell.suite,
         seed: cell.seed.into(),
         cell: cell.label.clone(),
         server: server.peer.name().into(),
@@ -863,7 +863,7 @@ mod tests {
 
     fn row(cell: &Cell, server: Peer, round: u32) -> Row {
         Row {
-            suite: cell.suite.into(),
+            suite: cell.suite,
             cell: cell.label.clone(),
             server: server.name().into(),
             round,

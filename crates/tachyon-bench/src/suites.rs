@@ -1,7 +1,9 @@
 //! The workloads: one function per suite, each citing the seed it
-//! reproduces (`../shared/research/bench-methodology.md` has their sources).
+//! reproduces (`bench/README.md` names the seeds and their sources).
 //! A suite is a list of cells; a cell is one client command that every
 //! server runs, interleaved, for several rounds.
+
+use serde::{Deserialize, Serialize};
 
 use crate::site;
 
@@ -80,7 +82,7 @@ impl Script {
 /// One measured configuration.
 #[derive(Debug, Clone)]
 pub struct Cell {
-    pub suite: &'static str,
+    pub suite: Suite,
     pub seed: &'static str,
     /// Unique within the suite, e.g. `1k t2 c16`.
     pub label: String,
@@ -132,379 +134,541 @@ impl Cell {
     }
 }
 
-pub const SUITES: [&str; 15] = [
-    "sparecores",
-    "linuxconfig",
-    "boa",
-    "fabhttp",
-    "binserve",
-    "efficiency",
-    "pipeline",
-    "churn",
-    "large",
-    "compressed",
-    "latency",
-    "c10k",
-    "footprint",
-    "quick",
-    "smoke",
-];
+/// A named set of cells: what `--suite` takes and what each row records.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Suite {
+    /// The default only so rows can be built field by field in tests.
+    #[default]
+    SpareCores,
+    LinuxConfig,
+    Boa,
+    Fabhttp,
+    Binserve,
+    Efficiency,
+    Pipeline,
+    Churn,
+    Large,
+    Compressed,
+    Latency,
+    C10k,
+    Footprint,
+    Quick,
+    Smoke,
+}
 
-/// The cells of a suite; `quick` shortens durations and trims matrices.
-pub fn cells(suite: &str, quick: bool, cores: u32) -> anyhow::Result<Vec<Cell>> {
-    let d = |full: u32| if quick { full.min(2) } else { full };
-    let wrk = |threads, conns, duration_s| Workload::Wrk {
+impl Suite {
+    pub const ALL: [Suite; 15] = [
+        Suite::SpareCores,
+        Suite::LinuxConfig,
+        Suite::Boa,
+        Suite::Fabhttp,
+        Suite::Binserve,
+        Suite::Efficiency,
+        Suite::Pipeline,
+        Suite::Churn,
+        Suite::Large,
+        Suite::Compressed,
+        Suite::Latency,
+        Suite::C10k,
+        Suite::Footprint,
+        Suite::Quick,
+        Suite::Smoke,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::SpareCores => "sparecores",
+            Suite::LinuxConfig => "linuxconfig",
+            Suite::Boa => "boa",
+            Suite::Fabhttp => "fabhttp",
+            Suite::Binserve => "binserve",
+            Suite::Efficiency => "efficiency",
+            Suite::Pipeline => "pipeline",
+            Suite::Churn => "churn",
+            Suite::Large => "large",
+            Suite::Compressed => "compressed",
+            Suite::Latency => "latency",
+            Suite::C10k => "c10k",
+            Suite::Footprint => "footprint",
+            Suite::Quick => "quick",
+            Suite::Smoke => "smoke",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Suite> {
+        Suite::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Part of `all`: everything but the shortened and CI suites (and
+    /// footprint, which `boa` already measures).
+    fn in_all(self) -> bool {
+        !matches!(self, Suite::Quick | Suite::Smoke | Suite::Footprint)
+    }
+
+    /// This suite's cells.
+    pub fn cells(self, plan: &Plan) -> Vec<Cell> {
+        let build = match self {
+            Suite::SpareCores => sparecores,
+            Suite::LinuxConfig => linuxconfig,
+            Suite::Boa => boa,
+            Suite::Fabhttp => fabhttp,
+            Suite::Binserve => binserve,
+            Suite::Efficiency => efficiency,
+            Suite::Pipeline => pipeline,
+            Suite::Churn => churn,
+            Suite::Large => large,
+            Suite::Compressed => compressed,
+            Suite::Latency => latency,
+            Suite::C10k => c10k,
+            Suite::Footprint => footprint,
+            Suite::Quick => quick,
+            Suite::Smoke => smoke,
+        };
+        build(plan)
+    }
+}
+
+impl std::fmt::Display for Suite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How the cells of a run are sized.
+pub struct Plan {
+    /// Shorter durations and trimmed matrices.
+    pub quick: bool,
+    /// The machine's cores: seed 000 scales its matrix by them.
+    pub cores: u32,
+}
+
+impl Plan {
+    /// A duration: the seed's, or at most 2 s when quick.
+    fn secs(&self, full: u32) -> u32 {
+        if self.quick {
+            full.min(2)
+        } else {
+            full
+        }
+    }
+
+    /// A count of requests: the seed's, or a tenth when quick.
+    fn requests(&self, full: u32) -> u32 {
+        if self.quick {
+            full / 10
+        } else {
+            full
+        }
+    }
+}
+
+/// wrk with latency percentiles, keep-alive, no script.
+fn wrk(threads: u32, conns: u32, duration_s: u32) -> Workload {
+    Workload::Wrk {
         threads,
         conns,
         duration_s,
         latency: true,
         script: None,
         close: false,
-    };
-    let cell =
-        |suite: &'static str, seed: &'static str, label: String, path: &str, workload| Cell {
-            suite,
-            seed,
-            label,
-            path: path.into(),
-            workload,
-            accept_encoding: None,
-        };
+    }
+}
+
+/// wrk with `Connection: close` on every request.
+fn wrk_close(conns: u32, duration_s: u32) -> Workload {
+    Workload::Wrk {
+        threads: 1,
+        conns,
+        duration_s,
+        latency: true,
+        script: None,
+        close: true,
+    }
+}
+
+fn cell(suite: Suite, seed: &'static str, label: String, path: &str, workload: Workload) -> Cell {
+    Cell {
+        suite,
+        seed,
+        label,
+        path: path.into(),
+        workload,
+        accept_encoding: None,
+    }
+}
+
+/// The cells of a suite by name, or of every suite for `all`.
+pub fn cells(suite: &str, quick: bool, cores: u32) -> anyhow::Result<Vec<Cell>> {
+    let plan = Plan { quick, cores };
+    if suite == "all" {
+        return Ok(Suite::ALL
+            .into_iter()
+            .filter(|s| s.in_all())
+            .flat_map(|s| s.cells(&plan))
+            .collect());
+    }
+    match Suite::parse(suite) {
+        Some(suite) => Ok(suite.cells(&plan)),
+        None => {
+            let known: Vec<_> = Suite::ALL.iter().map(|s| s.name()).collect();
+            anyhow::bail!("unknown suite {suite:?}; known: {}, all", known.join(", "))
+        }
+    }
+}
+
+/// Seed 000: Spare Cores static_web. wrk -t {1,2,4}×N -c {1..32}×N, 10 s;
+/// 256k/512k skip 32×N; c < t skipped.
+fn sparecores(plan: &Plan) -> Vec<Cell> {
     let mut out = Vec::new();
-    match suite {
-        // Seed 000: Spare Cores static_web. wrk -t {1,2,4}×N -c {1..32}×N, 10 s;
-        // 256k/512k skip 32×N; c < t skipped.
-        "sparecores" => {
-            for kib in site::SPARECORES_KIB {
-                for tm in [1u32, 2, 4] {
-                    for cm in [1u32, 2, 4, 8, 16, 32] {
-                        if (kib >= 256 && cm > 16)
-                            || cm < tm
-                            || (quick && (tm != 1 || ![1, 8].contains(&cm)))
-                        {
-                            continue;
-                        }
-                        let (t, c) = (tm * cores, cm * cores);
-                        out.push(cell(
-                            "sparecores",
-                            "000",
-                            format!("{kib}k t{t} c{c}"),
-                            &format!("/{kib}k"),
-                            wrk(t, c, d(10)),
-                        ));
-                    }
+    for kib in site::SPARECORES_KIB {
+        for tm in [1u32, 2, 4] {
+            for cm in [1u32, 2, 4, 8, 16, 32] {
+                if (kib >= 256 && cm > 16)
+                    || cm < tm
+                    || (plan.quick && (tm != 1 || ![1, 8].contains(&cm)))
+                {
+                    continue;
                 }
-            }
-        }
-        // Seed 001: LinuxConfig's ab runs (FusionAuth java-http's first benchmark).
-        "linuxconfig" => {
-            let n = |full: u32| if quick { full / 10 } else { full };
-            for keepalive in [false, true] {
-                let k = if keepalive { " -k" } else { "" };
+                let (t, c) = (tm * plan.cores, cm * plan.cores);
                 out.push(cell(
-                    "linuxconfig",
-                    "001",
-                    format!("small n100000 c100{k}"),
-                    "/index.html",
-                    Workload::Ab {
-                        requests: n(100_000),
-                        conns: 100,
-                        keepalive,
-                    },
-                ));
-                out.push(cell(
-                    "linuxconfig",
-                    "001",
-                    format!("10MiB n500 c10{k}"),
-                    "/10m.bin",
-                    Workload::Ab {
-                        requests: n(500),
-                        conns: 10,
-                        keepalive,
-                    },
-                ));
-            }
-            out.push(cell(
-                "linuxconfig",
-                "001",
-                "small n20000 c1000".into(),
-                "/index.html",
-                Workload::Ab {
-                    requests: n(20_000),
-                    conns: 1000,
-                    keepalive: false,
-                },
-            ));
-        }
-        // Seed 002: Boa's benchmark: keep-alive, concurrency 215, 10,000 fetches of 105,165 bytes; plus footprint.
-        "boa" => {
-            out.push(cell(
-                "boa",
-                "002",
-                "105165B c215 -k".into(),
-                "/boa.bin",
-                Workload::Ab {
-                    requests: 10_000,
-                    conns: 215,
-                    keepalive: true,
-                },
-            ));
-            out.push(cell(
-                "boa",
-                "002",
-                format!("footprint {} idle", if quick { 1000 } else { 10_000 }),
-                "/index.html",
-                Workload::Footprint {
-                    conns: if quick { 1000 } else { 10_000 },
-                },
-            ));
-        }
-        // Seed 003: fabhttp/heliod: random 8 KiB files, 1..10 closed-loop users, p90 <= 10 ms.
-        "fabhttp" => {
-            let users: Vec<u32> = if quick {
-                vec![1, 10]
-            } else {
-                (1..=10).collect()
-            };
-            for u in users {
-                let w = Workload::Wrk {
-                    threads: u,
-                    conns: u,
-                    duration_s: d(10),
-                    latency: true,
-                    script: Some(Script::FabRandom),
-                    close: false,
-                };
-                out.push(cell(
-                    "fabhttp",
-                    "003",
-                    format!("8k random u{u}"),
-                    "/fabhttp/randomfiles/1",
-                    w,
+                    Suite::SpareCores,
+                    "000",
+                    format!("{kib}k t{t} c{c}"),
+                    &format!("/{kib}k"),
+                    wrk(t, c, plan.secs(10)),
                 ));
             }
         }
-        // Seed 004: binserve's BENCHMARKS.md: wrk -c 500 -t 12 -d 5s on a ~100-byte page, best of 3.
-        "binserve" => out.push(cell(
-            "binserve",
-            "004",
-            "page t12 c500".into(),
+    }
+    out
+}
+
+/// Seed 001: LinuxConfig's ab runs (FusionAuth java-http's first benchmark).
+fn linuxconfig(plan: &Plan) -> Vec<Cell> {
+    let ab = |requests, conns, keepalive| Workload::Ab {
+        requests: plan.requests(requests),
+        conns,
+        keepalive,
+    };
+    let mut out = Vec::new();
+    for keepalive in [false, true] {
+        let k = if keepalive { " -k" } else { "" };
+        out.push(cell(
+            Suite::LinuxConfig,
+            "001",
+            format!("small n100000 c100{k}"),
             "/index.html",
-            wrk(12, 500, d(5)),
-        )),
-        // The project's headline: requests per server CPU-second, wrk -t1.
-        "efficiency" => {
-            for kib in [1u64, 64] {
-                for c in [1u32, 32, 256, 1000] {
-                    out.push(cell(
-                        "efficiency",
-                        "000",
-                        format!("{kib}k t1 c{c}"),
-                        &format!("/{kib}k"),
-                        wrk(1, c, d(10)),
-                    ));
-                }
-            }
-        }
-        // TechEmpower-style pipelining (bench-methodology §2.5, §7.D).
-        "pipeline" => {
-            out.push(cell(
-                "pipeline",
-                "tfb",
-                "h2load --h1 c32 m16".into(),
-                "/1k",
-                Workload::H2load {
-                    conns: 32,
-                    threads: 1,
-                    streams: 16,
-                    duration_s: d(10),
-                },
-            ));
+            ab(100_000, 100, keepalive),
+        ));
+        out.push(cell(
+            Suite::LinuxConfig,
+            "001",
+            format!("10MiB n500 c10{k}"),
+            "/10m.bin",
+            ab(500, 10, keepalive),
+        ));
+    }
+    out.push(cell(
+        Suite::LinuxConfig,
+        "001",
+        "small n20000 c1000".into(),
+        "/index.html",
+        ab(20_000, 1000, false),
+    ));
+    out
+}
+
+/// Seed 002: Boa's benchmark: keep-alive, concurrency 215, 10,000 fetches
+/// of 105,165 bytes; plus its footprint claim.
+fn boa(plan: &Plan) -> Vec<Cell> {
+    let idle = if plan.quick { 1000 } else { 10_000 };
+    vec![
+        cell(
+            Suite::Boa,
+            "002",
+            "105165B c215 -k".into(),
+            "/boa.bin",
+            Workload::Ab {
+                requests: 10_000,
+                conns: 215,
+                keepalive: true,
+            },
+        ),
+        cell(
+            Suite::Boa,
+            "002",
+            format!("footprint {idle} idle"),
+            "/index.html",
+            Workload::Footprint { conns: idle },
+        ),
+    ]
+}
+
+/// Seed 003: fabhttp/heliod: random 8 KiB files, 1..10 closed-loop users,
+/// p90 <= 10 ms.
+fn fabhttp(plan: &Plan) -> Vec<Cell> {
+    let users: Vec<u32> = if plan.quick {
+        vec![1, 10]
+    } else {
+        (1..=10).collect()
+    };
+    users
+        .into_iter()
+        .map(|u| {
             let w = Workload::Wrk {
-                threads: 1,
-                conns: 256,
-                duration_s: d(10),
-                latency: false,
-                script: Some(Script::Pipeline16),
+                threads: u,
+                conns: u,
+                duration_s: plan.secs(10),
+                latency: true,
+                script: Some(Script::FabRandom),
                 close: false,
             };
-            out.push(cell(
-                "pipeline",
-                "tfb",
-                "wrk pipeline16 c256".into(),
-                "/1k",
+            cell(
+                Suite::Fabhttp,
+                "003",
+                format!("8k random u{u}"),
+                "/fabhttp/randomfiles/1",
                 w,
-            ));
-        }
-        // One request per connection (bench-methodology §7.E).
-        "churn" => {
-            let w = Workload::Wrk {
-                threads: 1,
-                conns: 32,
-                duration_s: d(10),
-                latency: true,
-                script: None,
-                close: true,
-            };
+            )
+        })
+        .collect()
+}
+
+/// Seed 004: binserve's BENCHMARKS.md: wrk -c 500 -t 12 -d 5s on a
+/// ~100-byte page, best of 3.
+fn binserve(plan: &Plan) -> Vec<Cell> {
+    vec![cell(
+        Suite::Binserve,
+        "004",
+        "page t12 c500".into(),
+        "/index.html",
+        wrk(12, 500, plan.secs(5)),
+    )]
+}
+
+/// The project's headline: requests per server CPU-second, wrk -t1.
+fn efficiency(plan: &Plan) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for kib in [1u64, 64] {
+        for c in [1u32, 32, 256, 1000] {
             out.push(cell(
-                "churn",
-                "001",
-                "wrk Connection: close c32".into(),
-                "/1k",
-                w,
-            ));
-            out.push(cell(
-                "churn",
-                "001",
-                "ab n20000 c32".into(),
-                "/1k",
-                Workload::Ab {
-                    requests: if quick { 5000 } else { 20_000 },
-                    conns: 32,
-                    keepalive: false,
-                },
-            ));
-        }
-        // Large files: bytes per server CPU-second.
-        "large" => out.push(cell(
-            "large",
-            "001",
-            "10MiB t1 c8".into(),
-            "/10m.bin",
-            wrk(1, 8, d(10)),
-        )),
-        // Issue 4: a 100 KB script to clients that accept compression. What a
-        // browser sends, then gzip only (both sides serve a prebuilt .gz).
-        "compressed" => {
-            for (name, accept) in [("browser", "gzip, deflate, br, zstd"), ("gzip", "gzip")] {
-                for conns in [32u32, 256] {
-                    let mut c = cell(
-                        "compressed",
-                        "i4",
-                        format!("app.js {name} c{conns}"),
-                        site::APP_JS,
-                        wrk(1, conns, d(10)),
-                    );
-                    c.accept_encoding = Some(accept);
-                    out.push(c);
-                }
-            }
-        }
-        // Open-loop latency at 50/80/95% of the peak, coordinated omission corrected.
-        "latency" => {
-            for f in [0.5, 0.8, 0.95] {
-                let w = Workload::Oha {
-                    conns: 64,
-                    rate_fraction: f,
-                    duration_s: d(10),
-                };
-                out.push(cell(
-                    "latency",
-                    "000",
-                    format!("1k c64 at {:.0}% of peak", f * 100.0),
-                    "/1k",
-                    w,
-                ));
-            }
-        }
-        // Many keep-alive connections: zero errors expected, p99 compared.
-        "c10k" => {
-            out.push(cell(
-                "c10k",
-                "001",
-                "1k t2 c1000".into(),
-                "/1k",
-                wrk(2, 1000, d(10)),
-            ));
-            out.push(cell(
-                "c10k",
-                "001",
-                "1k t2 c10000".into(),
-                "/1k",
-                wrk(2, 10_000, d(10)),
-            ));
-        }
-        "footprint" => out.push(cell(
-            "footprint",
-            "002",
-            "10000 idle".into(),
-            "/index.html",
-            Workload::Footprint { conns: 10_000 },
-        )),
-        // Under three minutes with the default servers and rounds.
-        "quick" => {
-            for c in [32u32, 256] {
-                out.push(cell(
-                    "quick",
-                    "000",
-                    format!("1k t1 c{c}"),
-                    "/1k",
-                    wrk(1, c, 2),
-                ));
-            }
-            out.push(cell(
-                "quick",
+                Suite::Efficiency,
                 "000",
-                "64k t2 c16".into(),
-                "/64k",
-                wrk(2, 16, 2),
-            ));
-            out.push(cell(
-                "quick",
-                "001",
-                "10MiB t1 c8".into(),
-                "/10m.bin",
-                wrk(1, 8, 2),
-            ));
-            let w = Workload::Wrk {
-                threads: 1,
-                conns: 32,
-                duration_s: 2,
-                latency: true,
-                script: None,
-                close: true,
-            };
-            out.push(cell("quick", "001", "1k close c32".into(), "/1k", w));
-        }
-        // CI: proves the harness still runs end to end.
-        "smoke" => {
-            out.push(cell(
-                "smoke",
-                "000",
-                "1k t1 c32".into(),
-                "/1k",
-                wrk(1, 32, 1),
-            ));
-            out.push(cell(
-                "smoke",
-                "001",
-                "ab -k n2000 c8".into(),
-                "/index.html",
-                Workload::Ab {
-                    requests: 2000,
-                    conns: 8,
-                    keepalive: true,
-                },
-            ));
-            out.push(cell(
-                "smoke",
-                "002",
-                "footprint 200 idle".into(),
-                "/index.html",
-                Workload::Footprint { conns: 200 },
+                format!("{kib}k t1 c{c}"),
+                &format!("/{kib}k"),
+                wrk(1, c, plan.secs(10)),
             ));
         }
-        "all" => {
-            for s in SUITES
-                .iter()
-                .filter(|s| !["quick", "smoke", "footprint"].contains(s))
-            {
-                out.extend(cells(s, quick, cores)?);
-            }
-        }
-        other => anyhow::bail!("unknown suite {other:?}; known: {}, all", SUITES.join(", ")),
     }
-    Ok(out)
+    out
+}
+
+/// TechEmpower-style pipelining (bench-methodology §2.5, §7.D).
+fn pipeline(plan: &Plan) -> Vec<Cell> {
+    let wrk16 = Workload::Wrk {
+        threads: 1,
+        conns: 256,
+        duration_s: plan.secs(10),
+        latency: false,
+        script: Some(Script::Pipeline16),
+        close: false,
+    };
+    let h2load = Workload::H2load {
+        conns: 32,
+        threads: 1,
+        streams: 16,
+        duration_s: plan.secs(10),
+    };
+    vec![
+        cell(
+            Suite::Pipeline,
+            "tfb",
+            "h2load --h1 c32 m16".into(),
+            "/1k",
+            h2load,
+        ),
+        cell(
+            Suite::Pipeline,
+            "tfb",
+            "wrk pipeline16 c256".into(),
+            "/1k",
+            wrk16,
+        ),
+    ]
+}
+
+/// One request per connection (bench-methodology §7.E).
+fn churn(plan: &Plan) -> Vec<Cell> {
+    vec![
+        cell(
+            Suite::Churn,
+            "001",
+            "wrk Connection: close c32".into(),
+            "/1k",
+            wrk_close(32, plan.secs(10)),
+        ),
+        cell(
+            Suite::Churn,
+            "001",
+            "ab n20000 c32".into(),
+            "/1k",
+            Workload::Ab {
+                requests: if plan.quick { 5000 } else { 20_000 },
+                conns: 32,
+                keepalive: false,
+            },
+        ),
+    ]
+}
+
+/// Large files: bytes per server CPU-second.
+fn large(plan: &Plan) -> Vec<Cell> {
+    vec![cell(
+        Suite::Large,
+        "001",
+        "10MiB t1 c8".into(),
+        "/10m.bin",
+        wrk(1, 8, plan.secs(10)),
+    )]
+}
+
+/// Issue 4: a 100 KB script to clients that accept compression. What a
+/// browser sends, then gzip only (both sides serve a prebuilt .gz).
+fn compressed(plan: &Plan) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for (name, accept) in [("browser", "gzip, deflate, br, zstd"), ("gzip", "gzip")] {
+        for conns in [32u32, 256] {
+            let mut c = cell(
+                Suite::Compressed,
+                "i4",
+                format!("app.js {name} c{conns}"),
+                site::APP_JS,
+                wrk(1, conns, plan.secs(10)),
+            );
+            c.accept_encoding = Some(accept);
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Open-loop latency at 50/80/95% of the peak, coordinated omission corrected.
+fn latency(plan: &Plan) -> Vec<Cell> {
+    [0.5, 0.8, 0.95]
+        .into_iter()
+        .map(|f| {
+            let w = Workload::Oha {
+                conns: 64,
+                rate_fraction: f,
+                duration_s: plan.secs(10),
+            };
+            cell(
+                Suite::Latency,
+                "000",
+                format!("1k c64 at {:.0}% of peak", f * 100.0),
+                "/1k",
+                w,
+            )
+        })
+        .collect()
+}
+
+/// Many keep-alive connections: zero errors expected, p99 compared.
+fn c10k(plan: &Plan) -> Vec<Cell> {
+    [1000u32, 10_000]
+        .into_iter()
+        .map(|c| {
+            cell(
+                Suite::C10k,
+                "001",
+                format!("1k t2 c{c}"),
+                "/1k",
+                wrk(2, c, plan.secs(10)),
+            )
+        })
+        .collect()
+}
+
+fn footprint(_: &Plan) -> Vec<Cell> {
+    vec![cell(
+        Suite::Footprint,
+        "002",
+        "10000 idle".into(),
+        "/index.html",
+        Workload::Footprint { conns: 10_000 },
+    )]
+}
+
+/// Under three minutes with the default servers and rounds.
+fn quick(_: &Plan) -> Vec<Cell> {
+    let mut out: Vec<Cell> = [32u32, 256]
+        .into_iter()
+        .map(|c| {
+            cell(
+                Suite::Quick,
+                "000",
+                format!("1k t1 c{c}"),
+                "/1k",
+                wrk(1, c, 2),
+            )
+        })
+        .collect();
+    out.push(cell(
+        Suite::Quick,
+        "000",
+        "64k t2 c16".into(),
+        "/64k",
+        wrk(2, 16, 2),
+    ));
+    out.push(cell(
+        Suite::Quick,
+        "001",
+        "10MiB t1 c8".into(),
+        "/10m.bin",
+        wrk(1, 8, 2),
+    ));
+    out.push(cell(
+        Suite::Quick,
+        "001",
+        "1k close c32".into(),
+        "/1k",
+        wrk_close(32, 2),
+    ));
+    out
+}
+
+/// CI: proves the harness still runs end to end.
+fn smoke(_: &Plan) -> Vec<Cell> {
+    vec![
+        cell(
+            Suite::Smoke,
+            "000",
+            "1k t1 c32".into(),
+            "/1k",
+            wrk(1, 32, 1),
+        ),
+        cell(
+            Suite::Smoke,
+            "001",
+            "ab -k n2000 c8".into(),
+            "/index.html",
+            Workload::Ab {
+                requests: 2000,
+                conns: 8,
+                keepalive: true,
+            },
+        ),
+        cell(
+            Suite::Smoke,
+            "002",
+            "footprint 200 idle".into(),
+            "/index.html",
+            Workload::Footprint { conns: 200 },
+        ),
+    ]
 }
 
 #[cfg(test)]
@@ -529,7 +693,8 @@ mod tests {
 
     #[test]
     fn every_suite_builds_and_labels_are_unique() {
-        for suite in SUITES.iter().chain(&["all"]) {
+        let names = Suite::ALL.iter().map(|s| s.name());
+        for suite in names.chain(["all"]) {
             for quick in [false, true] {
                 let cells = cells(suite, quick, 2).unwrap();
                 assert!(!cells.is_empty(), "{suite}");
