@@ -279,14 +279,9 @@ fn write_site(root: &Path) -> anyhow::Result<()> {
 
 /// slowhttptest and the pipeliners need a descriptor per connection.
 fn raise_fd_limit(connections: usize) -> anyhow::Result<()> {
-    use nix::sys::resource::{getrlimit, setrlimit, Resource};
-    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE)?;
-    let want = (connections as u64 * 2 + 1024).min(hard);
-    if soft < want {
-        setrlimit(Resource::RLIMIT_NOFILE, want, hard)?;
-    }
-    if want < connections as u64 + 256 {
-        bail!("the open-file limit ({hard}) is too low for {connections} attack connections");
+    let limit = crate::proc::raise_nofile();
+    if limit < connections as u64 + 256 {
+        bail!("the open-file limit ({limit}) is too low for {connections} attack connections");
     }
     Ok(())
 }

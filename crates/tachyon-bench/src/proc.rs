@@ -119,6 +119,19 @@ fn stat_fields(pid: u32) -> Option<Vec<String>> {
     Some(after.split_whitespace().map(str::to_string).collect())
 }
 
+/// Raises this process's open-file limit to its hard limit and returns the
+/// new soft limit: clients and attackers need a descriptor per connection,
+/// and the servers started from here inherit it.
+pub fn raise_nofile() -> u64 {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut limit = getrlimit(Resource::Nofile);
+    if limit.current != limit.maximum {
+        limit.current = limit.maximum;
+        let _ = setrlimit(Resource::Nofile, limit);
+    }
+    getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
+}
+
 /// CPU seconds used by reaped children of this process (the load clients).
 pub fn children_cpu() -> CpuTimes {
     use nix::sys::resource::{getrusage, UsageWho};

@@ -47,7 +47,7 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&interrupted))?;
     }
-    raise_nofile();
+    crate::proc::raise_nofile();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
     let mut cells = Vec::new();
     for suite in &opts.suites {
@@ -782,13 +782,6 @@ fn check_tools(cells: &[Cell]) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-fn raise_nofile() {
-    use nix::sys::resource::{getrlimit, setrlimit, Resource};
-    if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
-        let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
-    }
 }
 
 pub fn machine_facts() -> Machine {

@@ -76,6 +76,8 @@ pub struct Outcome {
 
 /// Runs the soak against each server in turn and writes the results.
 pub fn soak(opts: &SoakOptions) -> anyhow::Result<()> {
+    // The churn clients and the server need a descriptor per connection.
+    crate::proc::raise_nofile();
     std::fs::create_dir_all(&opts.out)?;
     let root = opts.out.join("site");
     let bench_bin = std::env::current_exe()?;
