@@ -81,7 +81,7 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
     }
     let json = serde_json::json!({
         "site": { "files": files, "bytes": bytes },
-        "machine": crate::runner::machine_facts(),
+        "machine": crate::machine::machine_facts(),
         "command": std::env::args().collect::<Vec<_>>().join(" "),
         "rows": rows,
     });

@@ -1,11 +1,238 @@
-//! Load generators: how each is invoked and how its text output is read.
+//! Load generators: how each is invoked, run and read.
 //!
 //! Each parser keeps a real sample output in `tests/fixtures/` and a test
 //! against it. A parser that cannot find the figures it needs returns an
 //! error: a cell is never recorded as zero requests because a line moved.
 
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
 use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
+
+use crate::suites::{Cell, Load, Script, Workload};
+
+impl Load {
+    /// The program that generates this load.
+    pub fn program(&self) -> &'static str {
+        match self {
+            Load::Wrk { .. } => "wrk",
+            Load::Ab { .. } => "ab",
+            Load::H2load { .. } => "h2load",
+            Load::Oha { .. } => "oha",
+        }
+    }
+
+    /// The command line against `url`. wrk's Lua scripts are in `scripts`;
+    /// `rate` is the offered rate of an open-loop (oha) run.
+    pub fn argv(
+        &self,
+        url: String,
+        accept_encoding: Option<&str>,
+        scripts: &Path,
+        rate: f64,
+    ) -> Vec<String> {
+        let s = |v: &str| v.to_string();
+        let mut a = vec![s(self.program())];
+        match self {
+            Load::Wrk {
+                threads,
+                conns,
+                duration_s,
+                latency,
+                script,
+                close,
+            } => {
+                a.extend([
+                    format!("-t{threads}"),
+                    format!("-c{conns}"),
+                    format!("-d{duration_s}s"),
+                    s("--timeout"),
+                    s("8s"),
+                ]);
+                if *latency {
+                    a.push(s("--latency"));
+                }
+                if *close {
+                    a.extend([s("-H"), s("Connection: close")]);
+                }
+                if let Some(accept) = accept_encoding {
+                    a.extend([s("-H"), format!("Accept-Encoding: {accept}")]);
+                }
+                if let Some(script) = script {
+                    let path = scripts.join(script.file_name());
+                    a.extend([s("-s"), path.display().to_string()]);
+                }
+            }
+            Load::Ab {
+                requests,
+                conns,
+                keepalive,
+            } => {
+                a.extend([s("-q"), s("-r"), s("-n"), requests.to_string()]);
+                a.extend([s("-c"), conns.to_string(), s("-s"), s("30")]);
+                if *keepalive {
+                    a.push(s("-k"));
+                }
+            }
+            Load::H2load {
+                conns,
+                threads,
+                streams,
+                duration_s,
+            } => a.extend([
+                s("--h1"),
+                format!("-c{conns}"),
+                format!("-t{threads}"),
+                format!("-m{streams}"),
+                format!("-D{duration_s}"),
+            ]),
+            Load::Oha {
+                conns, duration_s, ..
+            } => a.extend([
+                s("--no-tui"),
+                s("--output-format"),
+                s("json"),
+                s("--latency-correction"),
+                s("-z"),
+                format!("{duration_s}s"),
+                s("-c"),
+                conns.to_string(),
+                s("-q"),
+                format!("{rate:.0}"),
+            ]),
+        }
+        a.push(url);
+        a
+    }
+
+    /// Reads what the program printed.
+    pub fn parse(&self, text: &str) -> anyhow::Result<ClientReport> {
+        match self {
+            Load::Wrk { .. } => parse_wrk(text),
+            Load::Ab { .. } => parse_ab(text),
+            Load::H2load { .. } => parse_h2load(text),
+            Load::Oha { .. } => parse_oha_json(text),
+        }
+    }
+
+    /// Several requests in flight per connection: responses are not
+    /// counted one per request in the byte check.
+    pub fn pipelined(&self) -> bool {
+        matches!(
+            self,
+            Load::H2load { .. }
+                | Load::Wrk {
+                    script: Some(Script::Pipeline16),
+                    ..
+                }
+        )
+    }
+}
+
+/// The closed-loop peak at c=64 on `url`, measured just before an
+/// open-loop cell sets its rate from it.
+pub fn peak_rps(url: String) -> anyhow::Result<f64> {
+    let argv: Vec<String> = ["wrk", "-t1", "-c64", "-d3s"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([url])
+        .collect();
+    let text = run(&argv, Duration::from_secs(30), None, &mut || {})?;
+    Ok(parse_wrk(&text)?.rps)
+}
+
+/// A second of load on `url`, so that no server is measured cold.
+pub fn warm_up(url: String) -> anyhow::Result<()> {
+    let argv: Vec<String> = ["wrk", "-t1", "-c8", "-d1s"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([url])
+        .collect();
+    run(&argv, Duration::from_secs(20), None, &mut || {})?;
+    Ok(())
+}
+
+/// Every load generator the cells need is on PATH.
+pub fn check_installed(cells: &[Cell]) -> anyhow::Result<()> {
+    let mut needed: Vec<&str> = vec!["wrk"];
+    for cell in cells {
+        if let Workload::Client(load) = &cell.workload {
+            needed.push(load.program());
+        }
+    }
+    needed.sort_unstable();
+    needed.dedup();
+    let missing: Vec<&str> = needed
+        .into_iter()
+        .filter(|t| crate::peers::which(t).is_none())
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "missing load generators: {}: run `tachyon-bench setup`",
+            missing.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Runs a client to completion (reaped, so its CPU lands in RUSAGE_CHILDREN);
+/// kills it past `timeout`. `probe` is called once, `probe_at` after the
+/// start, if the client is still running then.
+pub fn run(
+    argv: &[String],
+    timeout: Duration,
+    probe_at: Option<Duration>,
+    probe: &mut dyn FnMut(),
+) -> anyhow::Result<String> {
+    let mut probe_at = probe_at;
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("starting {}", argv[0]))?;
+    let mut stdout = child.stdout.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if probe_at.is_some_and(|at| started.elapsed() >= at) {
+            probe_at = None;
+            probe();
+        }
+        if started.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("{} did not finish within {:?}", argv[0], timeout);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = reader.join().unwrap_or_default();
+    let mut err = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        let _ = stderr.read_to_string(&mut err);
+    }
+    // wrk and ab exit non-zero on some errors but still print totals; the
+    // parser decides. A client that printed nothing is a failure.
+    if text.trim().is_empty() {
+        bail!(
+            "{} exited with {status} and no output: {}",
+            argv[0],
+            err.trim()
+        );
+    }
+    Ok(text)
+}
 
 /// What one client run reported.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

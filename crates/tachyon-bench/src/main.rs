@@ -5,9 +5,11 @@
 //! # Layout
 //! - `suites`: one function per seed workload, as cells (client commands).
 //! - `peers`: how each server is configured, started and stopped.
-//! - `clients`: load-generator invocations and output parsers.
+//! - `clients`: load-generator command lines, running them, their output.
 //! - `proc`: server CPU and memory from /proc, client CPU from getrusage.
 //! - `runner`: interleaved scheduling, verification, the results file.
+//! - `footprint`: memory at rest and per idle connection (no client).
+//! - `machine`: the facts about the machine a run records.
 //! - `report`, `charts`: Markdown, HTML and SVG from the results file only.
 //! - `floor`: the reference minimal server.
 //! - `setup`: installs the tools and peers.
@@ -21,6 +23,8 @@ mod build;
 mod charts;
 mod clients;
 mod floor;
+mod footprint;
+mod machine;
 mod peers;
 mod proc;
 mod report;

@@ -227,7 +227,7 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
             let mut series: Series<'_> = BTreeMap::new();
             for (i, cell) in in_suite.iter().enumerate() {
                 for (server, _) in &cell.by_server {
-                    if let Some(p99) = cell.metric(server, |r| r.latency_p99_ms) {
+                    if let Some(p99) = cell.metric(server, |r| r.client.latency_p99_ms) {
                         series
                             .entry(server)
                             .or_default()
@@ -368,7 +368,7 @@ fn sparecores_extras(
         for (server, rows) in &cell.by_server {
             let conns = rows.first().map_or(0, |r| r.conns);
             let (Some(rps), ext, eff) = (
-                cell.metric(server, |r| Some(r.rps)),
+                cell.metric(server, |r| Some(r.client.rps)),
                 cell.metric(server, |r| r.extrapolated_rps()),
                 cell.metric(server, |r| r.req_per_server_cpu_s()),
             ) else {
@@ -546,7 +546,7 @@ fn cell_table(cell: &CellRows<'_>) -> Table {
         let mut line = vec![
             server.to_string(),
             format!("{ok}/{}", rows.len()),
-            fmt_stat(cell.metric(server, |r| Some(r.rps)), human),
+            fmt_stat(cell.metric(server, |r| Some(r.client.rps)), human),
         ];
         if open_loop {
             line.push(fmt_stat(cell.metric(server, |r| r.target_rps), human));
@@ -570,19 +570,22 @@ fn cell_table(cell: &CellRows<'_>) -> Table {
             cell.metric(server, |r| r.extrapolated_rps()),
             human,
         ));
-        line.push(fmt_stat(cell.metric(server, |r| r.latency_p50_ms), |v| {
-            format!("{v:.2}")
-        }));
-        line.push(fmt_stat(cell.metric(server, |r| r.latency_p99_ms), |v| {
-            format!("{v:.2}")
-        }));
+        line.push(fmt_stat(
+            cell.metric(server, |r| r.client.latency_p50_ms),
+            |v| format!("{v:.2}"),
+        ));
+        line.push(fmt_stat(
+            cell.metric(server, |r| r.client.latency_p99_ms),
+            |v| format!("{v:.2}"),
+        ));
         if open_loop {
-            line.push(fmt_stat(cell.metric(server, |r| r.latency_p999_ms), |v| {
-                format!("{v:.2}")
-            }));
+            line.push(fmt_stat(
+                cell.metric(server, |r| r.client.latency_p999_ms),
+                |v| format!("{v:.2}"),
+            ));
         }
         if fab {
-            let p90 = cell.metric(server, |r| r.latency_p90_ms);
+            let p90 = cell.metric(server, |r| r.client.latency_p90_ms);
             line.push(fmt_stat(p90, |v| format!("{v:.2}")));
             line.push(p90.map_or("–".into(), |s| {
                 if s.median <= 10.0 {
@@ -594,7 +597,8 @@ fn cell_table(cell: &CellRows<'_>) -> Table {
         }
         if encoded {
             let per = cell.metric(server, |r| {
-                (r.requests > 0).then(|| r.bytes_read as f64 / r.requests as f64)
+                (r.client.requests > 0)
+                    .then(|| r.client.bytes_read as f64 / r.client.requests as f64)
             });
             line.push(fmt_stat(per, |v| format!("{v:.0}")));
         }
@@ -735,6 +739,7 @@ fn html(results: &Results, sections: &[Section]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clients::ClientReport;
     use crate::results::{Machine, ServerInfo};
 
     fn row(server: &str, round: u32, requests: u64, cpu: f64, ok: bool) -> Row {
@@ -753,8 +758,11 @@ mod tests {
             } else {
                 vec!["3 socket errors".into()]
             },
-            requests,
-            rps: requests as f64 / 10.0,
+            client: ClientReport {
+                requests,
+                rps: requests as f64 / 10.0,
+                ..ClientReport::default()
+            },
             server_usr_s: cpu / 2.0,
             server_sys_s: cpu / 2.0,
             client_cpu_s: 5.0,

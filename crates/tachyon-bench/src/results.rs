@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::clients::ClientReport;
 use crate::suites::Suite;
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -59,20 +60,13 @@ pub struct Row {
     /// is shown and flagged, never averaged in.
     pub ok: bool,
     pub problems: Vec<String>,
-    pub requests: u64,
-    pub duration_s: f64,
-    pub rps: f64,
-    pub bytes_read: u64,
-    pub socket_errors: u64,
-    pub non_2xx_3xx: u64,
+    /// What the load client reported (its fields sit at the row's top
+    /// level in results.json).
+    #[serde(flatten)]
+    pub client: ClientReport,
     pub server_usr_s: f64,
     pub server_sys_s: f64,
     pub client_cpu_s: f64,
-    pub latency_avg_ms: Option<f64>,
-    pub latency_p50_ms: Option<f64>,
-    pub latency_p90_ms: Option<f64>,
-    pub latency_p99_ms: Option<f64>,
-    pub latency_p999_ms: Option<f64>,
     /// Footprint cells only.
     pub rss_rest_bytes: Option<u64>,
     pub rss_loaded_bytes: Option<u64>,
@@ -84,10 +78,6 @@ pub struct Row {
     /// that caps connections serves, and times, only the ones it accepted.
     #[serde(default)]
     pub conns_held: Option<u64>,
-    /// The client's own breakdown of socket errors, e.g. wrk's
-    /// `connect 0, read 1, write 0, timeout 0`.
-    #[serde(default)]
-    pub socket_error_detail: Option<String>,
 }
 
 impl Row {
@@ -98,17 +88,17 @@ impl Row {
     /// The headline: requests per server CPU-second.
     pub fn req_per_server_cpu_s(&self) -> Option<f64> {
         let cpu = self.server_cpu_s();
-        (cpu > 0.0 && self.requests > 0).then(|| self.requests as f64 / cpu)
+        (cpu > 0.0 && self.client.requests > 0).then(|| self.client.requests as f64 / cpu)
     }
 
     pub fn bytes_per_server_cpu_s(&self) -> Option<f64> {
         let cpu = self.server_cpu_s();
-        (cpu > 0.0).then(|| self.bytes_read as f64 / cpu)
+        (cpu > 0.0).then(|| self.client.bytes_read as f64 / cpu)
     }
 
     /// Spare Cores' extrapolated RPS: rps × (S+C)/S.
     pub fn extrapolated_rps(&self) -> Option<f64> {
-        extrapolate(self.rps, self.server_cpu_s(), self.client_cpu_s)
+        extrapolate(self.client.rps, self.server_cpu_s(), self.client_cpu_s)
     }
 
     pub fn bytes_per_idle_conn(&self) -> Option<f64> {
@@ -146,8 +136,11 @@ mod tests {
     #[test]
     fn per_cpu_figures() {
         let row = Row {
-            requests: 1000,
-            bytes_read: 4000,
+            client: ClientReport {
+                requests: 1000,
+                bytes_read: 4000,
+                ..ClientReport::default()
+            },
             server_usr_s: 0.25,
             server_sys_s: 0.25,
             ..Row::default()

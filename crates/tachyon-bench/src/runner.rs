@@ -6,22 +6,20 @@
 //! does not format reports. Invariant: every row records the exact client
 //! command, and a row with any problem has `ok = false`.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::clients::{self, ClientReport};
+use crate::clients;
+use crate::machine::{cpu, machine_facts};
 use crate::peers::{Env, Peer, Running};
 use crate::proc;
-use crate::results::{Machine, Results, Row, ServerInfo, SCHEMA_VERSION};
-use crate::suites::{self, Cell, Suite, Workload};
+use crate::results::{Results, Row, ServerInfo, SCHEMA_VERSION};
+use crate::suites::{self, Cell, Load, Suite, Workload};
 
 /// What `tachyon-bench run` was asked to do.
 pub struct RunOptions {
@@ -62,7 +60,7 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         print!("{}", plan(&cells, opts.rounds, &opts.servers));
         return Ok(());
     }
-    check_tools(&cells)?;
+    clients::check_installed(&cells)?;
     let results_path = opts.out.join("results.json");
     let previous = if opts.resume {
         let bytes = std::fs::read(&results_path)
@@ -117,8 +115,9 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     };
     let mut servers = Vec::new();
     for &peer in &opts.servers {
-        let mut server = Running::start(peer, &env)?;
-        warm_up(&mut server)?;
+        let server = Running::start(peer, &env)?;
+        clients::warm_up(server.url("/1k"))
+            .with_context(|| format!("warming up {}", server.peer.name()))?;
         servers.push(server);
     }
     let mut results = match previous {
@@ -343,7 +342,7 @@ fn complete_cells(
 
 /// Creates a folder servers write pid files and logs to. Apache and h2o
 /// drop to www-data when started as root, so it must be theirs to write too.
-fn scratch_dir(path: &Path) -> std::io::Result<()> {
+pub fn scratch_dir(path: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(path)?;
     std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o1777))
 }
@@ -354,10 +353,9 @@ fn applies(peer: Peer, workload: &Workload) -> bool {
     peer != Peer::Floor
         || matches!(
             workload,
-            Workload::Wrk { close: false, .. }
-                | Workload::H2load { .. }
-                | Workload::Oha { .. }
-                | Workload::Footprint { .. }
+            Workload::Client(
+                Load::Wrk { close: false, .. } | Load::H2load { .. } | Load::Oha { .. }
+            ) | Workload::Footprint { .. }
         )
 }
 
@@ -380,46 +378,40 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
             .push("server is not running (crashed earlier)".into());
         return row;
     }
-    if let Workload::Footprint { conns } = cell.workload {
-        // Its own scratch folder: this instance runs beside the main one,
-        // and Apache refuses to start over a live pid file.
-        let run_dir = env.run_dir.join("small");
-        let small = Env {
-            root: env.root.with_file_name("www-small"),
-            run_dir: run_dir.clone(),
-            ..env.clone()
-        };
-        if let Err(e) = scratch_dir(&run_dir) {
-            row.ok = false;
-            row.problems
-                .push(format!("creating {}: {e}", run_dir.display()));
+    let load = match &cell.workload {
+        Workload::Footprint { conns } => {
+            crate::footprint::measure(server, env, *conns, &mut row);
             return row;
         }
-        match Running::start(server.peer, &small) {
-            Ok(fresh) => footprint(&fresh, conns, &mut row),
+        Workload::Client(load) => load,
+    };
+    let rate = match load {
+        Load::Oha { rate_fraction, .. } => match clients::peak_rps(server.url("/1k")) {
+            Ok(peak) => (peak * rate_fraction).max(1.0),
             Err(e) => {
                 row.ok = false;
-                row.problems
-                    .push(format!("starting on the small site: {e:#}"));
+                row.problems.push(format!("measuring the peak: {e:#}"));
+                return row;
             }
-        }
-        return row;
-    }
-    let argv = match client_argv(cell, server, env, &mut row) {
-        Ok(argv) => argv,
-        Err(e) => {
-            row.ok = false;
-            row.problems.push(format!("{e:#}"));
-            return row;
-        }
+        },
+        _ => 0.0,
     };
+    if rate > 0.0 {
+        row.target_rps = Some(rate);
+    }
+    let argv = load.argv(
+        server.url(&cell.path),
+        cell.accept_encoding,
+        &env.run_dir,
+        rate,
+    );
     row.client_command = shell_words(&argv);
     let timeout = Duration::from_secs_f64(cell.expected_s() * 3.0 + 60.0);
     // Many-connection cells also check the server really held them all.
-    let probe_at = match cell.workload {
-        Workload::Wrk {
+    let probe_at = match load {
+        Load::Wrk {
             conns, duration_s, ..
-        } if conns >= 1000 => Some(Duration::from_secs_f64(f64::from(duration_s) / 2.0)),
+        } if *conns >= 1000 => Some(Duration::from_secs_f64(f64::from(*duration_s) / 2.0)),
         _ => None,
     };
     let pid = server.pid();
@@ -427,7 +419,7 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     let mut sockets_midway = None;
     let server_before = proc::cpu(pid);
     let client_before = proc::children_cpu();
-    let output = run_with_timeout(&argv, timeout, probe_at, &mut || {
+    let output = clients::run(&argv, timeout, probe_at, &mut || {
         sockets_midway = Some(proc::sockets(pid));
     });
     if let (Some(rest), Some(midway)) = (sockets_at_rest, sockets_midway) {
@@ -439,18 +431,12 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     row.server_sys_s = server_cpu.system_s;
     row.client_cpu_s = client_cpu.total();
     let parsed = output.and_then(|text| {
-        let report = match cell.workload {
-            Workload::Wrk { .. } => clients::parse_wrk(&text),
-            Workload::Ab { .. } => clients::parse_ab(&text),
-            Workload::H2load { .. } => clients::parse_h2load(&text),
-            Workload::Oha { .. } => clients::parse_oha_json(&text),
-            Workload::Footprint { .. } => unreachable!("handled above"),
-        };
-        report.with_context(|| format!("parsing the output of {}", argv[0]))
+        load.parse(&text)
+            .with_context(|| format!("parsing the output of {}", argv[0]))
     });
     match parsed {
         Ok(report) => {
-            apply(&mut row, &report);
+            row.client = report;
             verify(cell, &mut row);
         }
         Err(e) => {
@@ -465,30 +451,18 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     row
 }
 
-fn apply(row: &mut Row, r: &ClientReport) {
-    row.requests = r.requests;
-    row.duration_s = r.duration_s;
-    row.rps = r.rps;
-    row.bytes_read = r.bytes_read;
-    row.socket_errors = r.socket_errors;
-    row.socket_error_detail = r.socket_error_detail.clone();
-    row.non_2xx_3xx = r.non_2xx_3xx;
-    row.latency_avg_ms = r.latency_avg_ms;
-    row.latency_p50_ms = r.latency_p50_ms;
-    row.latency_p90_ms = r.latency_p90_ms;
-    row.latency_p99_ms = r.latency_p99_ms;
-    row.latency_p999_ms = r.latency_p999_ms;
-}
-
 /// Checks what was served: errors, statuses and bytes per response.
 fn verify(cell: &Cell, row: &mut Row) {
-    if row.requests == 0 {
+    if row.client.requests == 0 {
         row.problems.push("no request completed".into());
     }
-    if row.socket_errors > 0 {
-        row.problems.push(match &row.socket_error_detail {
-            Some(detail) => format!("{} socket errors ({detail})", row.socket_errors),
-            None => format!("{} socket errors / failed requests", row.socket_errors),
+    if row.client.socket_errors > 0 {
+        row.problems.push(match &row.client.socket_error_detail {
+            Some(detail) => format!("{} socket errors ({detail})", row.client.socket_errors),
+            None => format!(
+                "{} socket errors / failed requests",
+                row.client.socket_errors
+            ),
         });
     }
     if let Some(held) = row.conns_held {
@@ -501,22 +475,17 @@ fn verify(cell: &Cell, row: &mut Row) {
             ));
         }
     }
-    if row.non_2xx_3xx > 0 {
-        row.problems
-            .push(format!("{} responses were not 2xx/3xx", row.non_2xx_3xx));
+    if row.client.non_2xx_3xx > 0 {
+        row.problems.push(format!(
+            "{} responses were not 2xx/3xx",
+            row.client.non_2xx_3xx
+        ));
     }
-    let pipelined = matches!(cell.workload, Workload::H2load { .. })
-        || matches!(
-            cell.workload,
-            Workload::Wrk {
-                script: Some(suites::Script::Pipeline16),
-                ..
-            }
-        );
+    let pipelined = matches!(&cell.workload, Workload::Client(load) if load.pipelined());
     // wrk rounds its byte count to 2 decimals of a unit (10.27GB: ±5 MB,
     // ±5 KB a response over a thousand 10 MiB responses); allow 2% either way.
-    if row.requests > 0 && row.file_bytes > 0 && !pipelined {
-        let per = row.bytes_read as f64 / row.requests as f64;
+    if row.client.requests > 0 && row.file_bytes > 0 && !pipelined {
+        let per = row.client.bytes_read as f64 / row.client.requests as f64;
         // An encoded response is smaller than the file, never larger.
         let floor = match cell.accept_encoding {
             Some(_) => 1.0,
@@ -530,299 +499,6 @@ fn verify(cell: &Cell, row: &mut Row) {
         }
     }
     row.ok = row.problems.is_empty();
-}
-
-fn client_argv(
-    cell: &Cell,
-    server: &Running,
-    env: &Env,
-    row: &mut Row,
-) -> anyhow::Result<Vec<String>> {
-    let url = server.url(&cell.path);
-    let s = |v: &str| v.to_string();
-    Ok(match &cell.workload {
-        Workload::Wrk {
-            threads,
-            conns,
-            duration_s,
-            latency,
-            script,
-            close,
-        } => {
-            let mut a = vec![
-                s("wrk"),
-                format!("-t{threads}"),
-                format!("-c{conns}"),
-                format!("-d{duration_s}s"),
-                s("--timeout"),
-                s("8s"),
-            ];
-            if *latency {
-                a.push(s("--latency"));
-            }
-            if *close {
-                a.extend([s("-H"), s("Connection: close")]);
-            }
-            if let Some(accept) = cell.accept_encoding {
-                a.extend([s("-H"), format!("Accept-Encoding: {accept}")]);
-            }
-            if let Some(script) = script {
-                a.extend([
-                    s("-s"),
-                    env.run_dir.join(script.file_name()).display().to_string(),
-                ]);
-            }
-            a.push(url);
-            a
-        }
-        Workload::Ab {
-            requests,
-            conns,
-            keepalive,
-        } => {
-            let mut a = vec![
-                s("ab"),
-                s("-q"),
-                s("-r"),
-                s("-n"),
-                requests.to_string(),
-                s("-c"),
-                conns.to_string(),
-                s("-s"),
-                s("30"),
-            ];
-            if *keepalive {
-                a.push(s("-k"));
-            }
-            a.push(url);
-            a
-        }
-        Workload::H2load {
-            conns,
-            threads,
-            streams,
-            duration_s,
-        } => vec![
-            s("h2load"),
-            s("--h1"),
-            format!("-c{conns}"),
-            format!("-t{threads}"),
-            format!("-m{streams}"),
-            format!("-D{duration_s}"),
-            url,
-        ],
-        Workload::Oha {
-            conns,
-            rate_fraction,
-            duration_s,
-        } => {
-            let peak = peak_rps(server)?;
-            let rate = (peak * rate_fraction).max(1.0);
-            row.target_rps = Some(rate);
-            vec![
-                s("oha"),
-                s("--no-tui"),
-                s("--output-format"),
-                s("json"),
-                s("--latency-correction"),
-                s("-z"),
-                format!("{duration_s}s"),
-                s("-c"),
-                conns.to_string(),
-                s("-q"),
-                format!("{rate:.0}"),
-                url,
-            ]
-        }
-        Workload::Footprint { .. } => unreachable!("footprint has no client"),
-    })
-}
-
-/// The closed-loop peak at c=64, measured just before an open-loop cell.
-fn peak_rps(server: &Running) -> anyhow::Result<f64> {
-    let argv: Vec<String> = ["wrk", "-t1", "-c64", "-d3s"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([server.url("/1k")])
-        .collect();
-    let text = run_with_timeout(&argv, Duration::from_secs(30), None, &mut || {})?;
-    Ok(clients::parse_wrk(&text)?.rps)
-}
-
-/// Opens `conns` keep-alive connections, one request each, holds them, and
-/// reads the server's resident memory with and without them.
-fn footprint(server: &Running, conns: u32, row: &mut Row) {
-    row.client_command =
-        format!("(built in) {conns} keep-alive connections, one GET / each, held open");
-    let rest = proc::rss_bytes(server.pid());
-    let mut held = Vec::with_capacity(conns as usize);
-    let mut failures = 0u64;
-    let request = b"GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    for _ in 0..conns {
-        let attempt = (|| -> std::io::Result<TcpStream> {
-            let mut stream = TcpStream::connect_timeout(&server.addr(), Duration::from_secs(2))?;
-            stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-            stream.write_all(request)?;
-            let mut buf = [0u8; 1024];
-            let n = stream.read(&mut buf)?;
-            if n < 12 || &buf[9..12] != b"200" {
-                return Err(std::io::Error::other("no 200"));
-            }
-            Ok(stream)
-        })();
-        match attempt {
-            Ok(stream) => held.push(stream),
-            Err(_) => failures += 1,
-        }
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let loaded = proc::rss_bytes(server.pid());
-    row.rss_rest_bytes = Some(rest);
-    row.rss_loaded_bytes = Some(loaded);
-    row.idle_conns_held = Some(held.len() as u64);
-    row.requests = held.len() as u64;
-    row.socket_errors = failures;
-    row.ok = failures == 0;
-    if failures > 0 {
-        row.problems.push(format!(
-            "{failures} of {conns} connections failed or were dropped"
-        ));
-    }
-    drop(held);
-    std::thread::sleep(Duration::from_millis(300));
-}
-
-fn warm_up(server: &mut Running) -> anyhow::Result<()> {
-    let argv: Vec<String> = ["wrk", "-t1", "-c8", "-d1s"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([server.url("/1k")])
-        .collect();
-    run_with_timeout(&argv, Duration::from_secs(20), None, &mut || {})
-        .with_context(|| format!("warming up {}", server.peer.name()))?;
-    Ok(())
-}
-
-/// Runs a client to completion (reaped, so its CPU lands in RUSAGE_CHILDREN);
-/// kills it past `timeout`. `probe` is called once, `probe_at` after the
-/// start, if the client is still running then.
-fn run_with_timeout(
-    argv: &[String],
-    timeout: Duration,
-    probe_at: Option<Duration>,
-    probe: &mut dyn FnMut(),
-) -> anyhow::Result<String> {
-    let mut probe_at = probe_at;
-    let mut child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("starting {}", argv[0]))?;
-    let mut stdout = child.stdout.take().expect("piped");
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if probe_at.is_some_and(|at| started.elapsed() >= at) {
-            probe_at = None;
-            probe();
-        }
-        if started.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("{} did not finish within {:?}", argv[0], timeout);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let text = reader.join().unwrap_or_default();
-    let mut err = String::new();
-    if let Some(mut stderr) = child.stderr.take() {
-        let _ = stderr.read_to_string(&mut err);
-    }
-    // wrk and ab exit non-zero on some errors but still print totals; the
-    // parser decides. A client that printed nothing is a failure.
-    if text.trim().is_empty() {
-        bail!(
-            "{} exited with {status} and no output: {}",
-            argv[0],
-            err.trim()
-        );
-    }
-    Ok(text)
-}
-
-fn check_tools(cells: &[Cell]) -> anyhow::Result<()> {
-    let mut needed: Vec<&str> = vec!["wrk"];
-    for cell in cells {
-        needed.push(match cell.workload {
-            Workload::Wrk { .. } | Workload::Footprint { .. } => "wrk",
-            Workload::Ab { .. } => "ab",
-            Workload::H2load { .. } => "h2load",
-            Workload::Oha { .. } => "oha",
-        });
-    }
-    needed.sort_unstable();
-    needed.dedup();
-    let missing: Vec<&str> = needed
-        .into_iter()
-        .filter(|t| crate::peers::which(t).is_none())
-        .collect();
-    if !missing.is_empty() {
-        bail!(
-            "missing load generators: {}: run `tachyon-bench setup`",
-            missing.join(", ")
-        );
-    }
-    Ok(())
-}
-
-pub fn machine_facts() -> Machine {
-    let (cores, cpu_model) = cpu();
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .unwrap_or_default()
-        .trim()
-        .to_string();
-    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    let memory_kib: f64 = meminfo
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("MemTotal:")?
-                .split_whitespace()
-                .next()?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0.0);
-    Machine {
-        cores,
-        cpu_model,
-        kernel,
-        memory_gib: memory_kib / 1_048_576.0,
-        tools: crate::setup::tool_versions(),
-    }
-}
-
-/// Cores and CPU model: what makes two runs comparable, and cheap to read
-/// (unlike the tool versions, which start every client).
-fn cpu() -> (usize, String) {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = cpuinfo
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("model name")
-                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
-        })
-        .unwrap_or_else(|| "unknown".into());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (cores, model)
 }
 
 fn now() -> String {
@@ -853,6 +529,7 @@ pub fn default_out() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::Machine;
 
     fn row(cell: &Cell, server: Peer, round: u32) -> Row {
         Row {

@@ -7,9 +7,27 @@ use serde::{Deserialize, Serialize};
 
 use crate::site;
 
-/// How a cell loads the server.
+/// What a cell measures: a load client's run, or the server's memory with
+/// idle connections held (no client).
 #[derive(Debug, Clone)]
 pub enum Workload {
+    Client(Load),
+    /// Open `conns` keep-alive connections, one request each, and hold them:
+    /// resident memory at rest and per idle connection.
+    Footprint {
+        conns: u32,
+    },
+}
+
+impl From<Load> for Workload {
+    fn from(load: Load) -> Workload {
+        Workload::Client(load)
+    }
+}
+
+/// A load client's run (see `clients` for the command lines).
+#[derive(Debug, Clone)]
+pub enum Load {
     /// wrk: closed loop, keep-alive unless `close`.
     Wrk {
         threads: u32,
@@ -39,9 +57,6 @@ pub enum Workload {
         rate_fraction: f64,
         duration_s: u32,
     },
-    /// Open `conns` keep-alive connections, one request each, and hold them:
-    /// resident memory at rest and per idle connection.
-    Footprint { conns: u32 },
 }
 
 /// wrk Lua scripts, written to the run directory.
@@ -98,38 +113,42 @@ impl Cell {
     }
 
     pub fn conns(&self) -> u32 {
-        match self.workload {
-            Workload::Wrk { conns, .. }
-            | Workload::Ab { conns, .. }
-            | Workload::H2load { conns, .. }
-            | Workload::Oha { conns, .. }
-            | Workload::Footprint { conns } => conns,
+        match &self.workload {
+            Workload::Client(
+                Load::Wrk { conns, .. }
+                | Load::Ab { conns, .. }
+                | Load::H2load { conns, .. }
+                | Load::Oha { conns, .. },
+            )
+            | Workload::Footprint { conns } => *conns,
         }
     }
 
     /// Sets the duration of a timed workload (wrk, h2load, oha).
     pub fn set_duration(&mut self, seconds: u32) {
         match &mut self.workload {
-            Workload::Wrk { duration_s, .. }
-            | Workload::H2load { duration_s, .. }
-            | Workload::Oha { duration_s, .. } => *duration_s = seconds,
-            Workload::Ab { .. } | Workload::Footprint { .. } => {}
+            Workload::Client(
+                Load::Wrk { duration_s, .. }
+                | Load::H2load { duration_s, .. }
+                | Load::Oha { duration_s, .. },
+            ) => *duration_s = seconds,
+            Workload::Client(Load::Ab { .. }) | Workload::Footprint { .. } => {}
         }
     }
 
     /// Expected seconds per run, for the progress bar's ETA.
     pub fn expected_s(&self) -> f64 {
-        match self.workload {
-            Workload::Wrk { duration_s, .. } | Workload::H2load { duration_s, .. } => {
-                f64::from(duration_s)
+        match &self.workload {
+            Workload::Client(Load::Wrk { duration_s, .. } | Load::H2load { duration_s, .. }) => {
+                f64::from(*duration_s)
             }
-            Workload::Oha { duration_s, .. } => f64::from(duration_s) + 3.0,
-            Workload::Ab {
+            Workload::Client(Load::Oha { duration_s, .. }) => f64::from(*duration_s) + 3.0,
+            Workload::Client(Load::Ab {
                 requests,
                 keepalive,
                 ..
-            } => f64::from(requests) / if keepalive { 50_000.0 } else { 10_000.0 },
-            Workload::Footprint { conns } => f64::from(conns) / 5_000.0 + 1.0,
+            }) => f64::from(*requests) / if *keepalive { 50_000.0 } else { 10_000.0 },
+            Workload::Footprint { conns } => f64::from(*conns) / 5_000.0 + 1.0,
         }
     }
 }
@@ -266,8 +285,8 @@ impl Plan {
 }
 
 /// wrk with latency percentiles, keep-alive, no script.
-fn wrk(threads: u32, conns: u32, duration_s: u32) -> Workload {
-    Workload::Wrk {
+fn wrk(threads: u32, conns: u32, duration_s: u32) -> Load {
+    Load::Wrk {
         threads,
         conns,
         duration_s,
@@ -278,8 +297,8 @@ fn wrk(threads: u32, conns: u32, duration_s: u32) -> Workload {
 }
 
 /// wrk with `Connection: close` on every request.
-fn wrk_close(conns: u32, duration_s: u32) -> Workload {
-    Workload::Wrk {
+fn wrk_close(conns: u32, duration_s: u32) -> Load {
+    Load::Wrk {
         threads: 1,
         conns,
         duration_s,
@@ -289,13 +308,19 @@ fn wrk_close(conns: u32, duration_s: u32) -> Workload {
     }
 }
 
-fn cell(suite: Suite, seed: &'static str, label: String, path: &str, workload: Workload) -> Cell {
+fn cell(
+    suite: Suite,
+    seed: &'static str,
+    label: String,
+    path: &str,
+    workload: impl Into<Workload>,
+) -> Cell {
     Cell {
         suite,
         seed,
         label,
         path: path.into(),
-        workload,
+        workload: workload.into(),
         accept_encoding: None,
     }
 }
@@ -348,7 +373,7 @@ fn sparecores(plan: &Plan) -> Vec<Cell> {
 
 /// Seed 001: LinuxConfig's ab runs (FusionAuth java-http's first benchmark).
 fn linuxconfig(plan: &Plan) -> Vec<Cell> {
-    let ab = |requests, conns, keepalive| Workload::Ab {
+    let ab = |requests, conns, keepalive| Load::Ab {
         requests: plan.requests(requests),
         conns,
         keepalive,
@@ -391,7 +416,7 @@ fn boa(plan: &Plan) -> Vec<Cell> {
             "002",
             "105165B c215 -k".into(),
             "/boa.bin",
-            Workload::Ab {
+            Load::Ab {
                 requests: 10_000,
                 conns: 215,
                 keepalive: true,
@@ -418,7 +443,7 @@ fn fabhttp(plan: &Plan) -> Vec<Cell> {
     users
         .into_iter()
         .map(|u| {
-            let w = Workload::Wrk {
+            let w = Load::Wrk {
                 threads: u,
                 conns: u,
                 duration_s: plan.secs(10),
@@ -468,7 +493,7 @@ fn efficiency(plan: &Plan) -> Vec<Cell> {
 
 /// TechEmpower-style pipelining (bench-methodology §2.5, §7.D).
 fn pipeline(plan: &Plan) -> Vec<Cell> {
-    let wrk16 = Workload::Wrk {
+    let wrk16 = Load::Wrk {
         threads: 1,
         conns: 256,
         duration_s: plan.secs(10),
@@ -476,7 +501,7 @@ fn pipeline(plan: &Plan) -> Vec<Cell> {
         script: Some(Script::Pipeline16),
         close: false,
     };
-    let h2load = Workload::H2load {
+    let h2load = Load::H2load {
         conns: 32,
         threads: 1,
         streams: 16,
@@ -515,7 +540,7 @@ fn churn(plan: &Plan) -> Vec<Cell> {
             "001",
             "ab n20000 c32".into(),
             "/1k",
-            Workload::Ab {
+            Load::Ab {
                 requests: if plan.quick { 5000 } else { 20_000 },
                 conns: 32,
                 keepalive: false,
@@ -560,7 +585,7 @@ fn latency(plan: &Plan) -> Vec<Cell> {
     [0.5, 0.8, 0.95]
         .into_iter()
         .map(|f| {
-            let w = Workload::Oha {
+            let w = Load::Oha {
                 conns: 64,
                 rate_fraction: f,
                 duration_s: plan.secs(10),
@@ -655,7 +680,7 @@ fn smoke(_: &Plan) -> Vec<Cell> {
             "001",
             "ab -k n2000 c8".into(),
             "/index.html",
-            Workload::Ab {
+            Load::Ab {
                 requests: 2000,
                 conns: 8,
                 keepalive: true,
