@@ -448,164 +448,167 @@ fn sparecores_extras(
     Ok(())
 }
 
+/// One column of a cell table: its header and how one server's rows fill
+/// it. A table is a list of these, so a header cannot drift from its values.
+struct Column<'c> {
+    header: &'static str,
+    value: Fill<'c>,
+}
+
+/// A column's value for one server, from the server's name and its rows.
+type Fill<'c> = Box<dyn Fn(&str, &[&Row]) -> String + 'c>;
+
+fn column<'c>(header: &'static str, value: impl Fn(&str, &[&Row]) -> String + 'c) -> Column<'c> {
+    Column {
+        header,
+        value: Box::new(value),
+    }
+}
+
 fn cell_table(cell: &CellRows<'_>) -> Table {
-    let footprint = cell
-        .by_server
-        .iter()
-        .any(|(_, rows)| rows.iter().any(|r| r.idle_conns_held.is_some()));
-    let caption = format!("{} — `{}`", cell.cell, cell.command());
-    if footprint {
-        let mut t = Table {
-            caption,
-            headers: vec![
-                "server".into(),
-                "RSS before".into(),
-                "RSS with idle conns".into(),
-                "conns held".into(),
-                "bytes per idle conn".into(),
-                "problems".into(),
-            ],
-            rows: Vec::new(),
-        };
-        for (server, rows) in &cell.by_server {
-            let mib = |v: f64| format!("{:.1} MiB", v / 1_048_576.0);
-            t.rows.push(vec![
-                server.to_string(),
-                fmt_stat(
-                    cell.metric(server, |r| r.rss_rest_bytes.map(|v| v as f64)),
-                    mib,
-                ),
-                fmt_stat(
-                    cell.metric(server, |r| r.rss_loaded_bytes.map(|v| v as f64)),
-                    mib,
-                ),
-                fmt_stat(
-                    stat(
-                        &rows
-                            .iter()
-                            .filter_map(|r| r.idle_conns_held.map(|v| v as f64))
-                            .collect::<Vec<_>>(),
-                    ),
-                    |v| format!("{v:.0}"),
-                ),
-                fmt_stat(cell.metric(server, |r| r.bytes_per_idle_conn()), |v| {
-                    format!("{v:.0}")
-                }),
-                problems(rows),
-            ]);
-        }
-        return t;
-    }
-    let large = cell
-        .by_server
-        .iter()
-        .any(|(_, rows)| rows.iter().any(|r| r.file_bytes >= 1 << 20));
-    let open_loop = cell
-        .by_server
-        .iter()
-        .any(|(_, rows)| rows.iter().any(|r| r.target_rps.is_some()));
-    let fab = cell.seed == "003";
-    let encoded = cell.suite == Suite::Compressed;
-    let mut headers: Vec<String> = vec!["server".into(), "ok runs".into(), "req/s".into()];
-    if open_loop {
-        headers.push("offered req/s".into());
-    }
-    headers.extend([
-        "req per server CPU-s".into(),
-        "µs server CPU / req".into(),
-        "× nginx".into(),
-        "× floor".into(),
-    ]);
-    if large {
-        headers.extend(["MB per server CPU-s".into(), "× nginx (bytes)".into()]);
-    }
-    headers.extend([
-        "extrapolated req/s".into(),
-        "p50 ms".into(),
-        "p99 ms".into(),
-    ]);
-    if open_loop {
-        headers.push("p99.9 ms".into());
-    }
-    if fab {
-        headers.extend(["p90 ms".into(), "p90 ≤ 10 ms".into()]);
-    }
-    if encoded {
-        headers.push("bytes / response".into());
-    }
-    headers.push("problems".into());
-    let eff = |s: &str| cell.metric(s, |r| r.req_per_server_cpu_s());
-    let bytes = |s: &str| cell.metric(s, |r| r.bytes_per_server_cpu_s());
-    let mut t = Table {
-        caption,
-        headers,
-        rows: Vec::new(),
+    let any_row = |f: &dyn Fn(&Row) -> bool| {
+        cell.by_server
+            .iter()
+            .any(|(_, rows)| rows.iter().any(|r| f(r)))
     };
-    for (server, rows) in &cell.by_server {
-        let ok = rows.iter().filter(|r| r.ok).count();
-        let mut line = vec![
-            server.to_string(),
-            format!("{ok}/{}", rows.len()),
-            fmt_stat(cell.metric(server, |r| Some(r.client.rps)), human),
-        ];
-        if open_loop {
-            line.push(fmt_stat(cell.metric(server, |r| r.target_rps), human));
-        }
-        line.push(fmt_stat(eff(server), human));
-        line.push(fmt_stat(
-            eff(server).map(|s| Stat {
+    let columns = if any_row(&|r| r.idle_conns_held.is_some()) {
+        footprint_columns(cell)
+    } else {
+        load_columns(
+            cell,
+            any_row(&|r| r.file_bytes >= 1 << 20),
+            any_row(&|r| r.target_rps.is_some()),
+        )
+    };
+    Table {
+        caption: format!("{} — `{}`", cell.cell, cell.command()),
+        headers: columns.iter().map(|c| c.header.to_string()).collect(),
+        rows: cell
+            .by_server
+            .iter()
+            .map(|(server, rows)| columns.iter().map(|c| (c.value)(server, rows)).collect())
+            .collect(),
+    }
+}
+
+/// Memory at rest and per idle connection.
+fn footprint_columns<'c>(cell: &'c CellRows<'_>) -> Vec<Column<'c>> {
+    let mib = |v: f64| format!("{:.1} MiB", v / 1_048_576.0);
+    let whole = |v: f64| format!("{v:.0}");
+    vec![
+        column("server", |server, _| server.to_string()),
+        column("RSS before", move |server, _| {
+            fmt_stat(
+                cell.metric(server, |r| r.rss_rest_bytes.map(|v| v as f64)),
+                mib,
+            )
+        }),
+        column("RSS with idle conns", move |server, _| {
+            fmt_stat(
+                cell.metric(server, |r| r.rss_loaded_bytes.map(|v| v as f64)),
+                mib,
+            )
+        }),
+        column("conns held", move |_, rows| {
+            let held: Vec<f64> = rows
+                .iter()
+                .filter_map(|r| r.idle_conns_held.map(|v| v as f64))
+                .collect();
+            fmt_stat(stat(&held), whole)
+        }),
+        column("bytes per idle conn", move |server, _| {
+            fmt_stat(cell.metric(server, |r| r.bytes_per_idle_conn()), whole)
+        }),
+        column("problems", |_, rows| problems(rows)),
+    ]
+}
+
+/// Throughput, cost and latency under a load client; some columns only
+/// where they mean something (large files, open loop, seed 003's p90 goal,
+/// compressed responses).
+fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec<Column<'c>> {
+    let eff = move |s: &str| cell.metric(s, |r| r.req_per_server_cpu_s());
+    let bytes = move |s: &str| cell.metric(s, |r| r.bytes_per_server_cpu_s());
+    let ms = |v: f64| format!("{v:.2}");
+    let latency = move |header, f: fn(&Row) -> Option<f64>| {
+        column(header, move |server, _| {
+            fmt_stat(cell.metric(server, f), ms)
+        })
+    };
+    let mut columns = vec![
+        column("server", |server, _| server.to_string()),
+        column("ok runs", |_, rows| {
+            let ok = rows.iter().filter(|r| r.ok).count();
+            format!("{ok}/{}", rows.len())
+        }),
+        column("req/s", move |server, _| {
+            fmt_stat(cell.metric(server, |r| Some(r.client.rps)), human)
+        }),
+    ];
+    if open_loop {
+        columns.push(column("offered req/s", move |server, _| {
+            fmt_stat(cell.metric(server, |r| r.target_rps), human)
+        }));
+    }
+    columns.extend([
+        column("req per server CPU-s", move |server, _| {
+            fmt_stat(eff(server), human)
+        }),
+        column("µs server CPU / req", move |server, _| {
+            let per_request = eff(server).map(|s| Stat {
                 median: 1e6 / s.median,
                 min: 1e6 / s.max,
                 max: 1e6 / s.min,
+            });
+            fmt_stat(per_request, |v| format!("{v:.1}"))
+        }),
+        column("× nginx", move |server, _| {
+            ratio(eff(server), eff("nginx"))
+        }),
+        column("× floor", move |server, _| {
+            ratio(eff(server), eff("floor"))
+        }),
+    ]);
+    if large {
+        columns.extend([
+            column("MB per server CPU-s", move |server, _| {
+                fmt_stat(bytes(server), |v| format!("{:.0}", v / 1e6))
             }),
-            |v| format!("{v:.1}"),
-        ));
-        line.push(ratio(eff(server), eff("nginx")));
-        line.push(ratio(eff(server), eff("floor")));
-        if large {
-            line.push(fmt_stat(bytes(server), |v| format!("{:.0}", v / 1e6)));
-            line.push(ratio(bytes(server), bytes("nginx")));
-        }
-        line.push(fmt_stat(
-            cell.metric(server, |r| r.extrapolated_rps()),
-            human,
-        ));
-        line.push(fmt_stat(
-            cell.metric(server, |r| r.client.latency_p50_ms),
-            |v| format!("{v:.2}"),
-        ));
-        line.push(fmt_stat(
-            cell.metric(server, |r| r.client.latency_p99_ms),
-            |v| format!("{v:.2}"),
-        ));
-        if open_loop {
-            line.push(fmt_stat(
-                cell.metric(server, |r| r.client.latency_p999_ms),
-                |v| format!("{v:.2}"),
-            ));
-        }
-        if fab {
+            column("× nginx (bytes)", move |server, _| {
+                ratio(bytes(server), bytes("nginx"))
+            }),
+        ]);
+    }
+    columns.extend([
+        column("extrapolated req/s", move |server, _| {
+            fmt_stat(cell.metric(server, |r| r.extrapolated_rps()), human)
+        }),
+        latency("p50 ms", |r| r.client.latency_p50_ms),
+        latency("p99 ms", |r| r.client.latency_p99_ms),
+    ]);
+    if open_loop {
+        columns.push(latency("p99.9 ms", |r| r.client.latency_p999_ms));
+    }
+    if cell.seed == "003" {
+        columns.push(latency("p90 ms", |r| r.client.latency_p90_ms));
+        columns.push(column("p90 ≤ 10 ms", move |server, _| {
             let p90 = cell.metric(server, |r| r.client.latency_p90_ms);
-            line.push(fmt_stat(p90, |v| format!("{v:.2}")));
-            line.push(p90.map_or("–".into(), |s| {
-                if s.median <= 10.0 {
-                    "pass".into()
-                } else {
-                    "FAIL".into()
-                }
-            }));
-        }
-        if encoded {
+            p90.map_or("–".into(), |s| {
+                if s.median <= 10.0 { "pass" } else { "FAIL" }.into()
+            })
+        }));
+    }
+    if cell.suite == Suite::Compressed {
+        columns.push(column("bytes / response", move |server, _| {
             let per = cell.metric(server, |r| {
                 (r.client.requests > 0)
                     .then(|| r.client.bytes_read as f64 / r.client.requests as f64)
             });
-            line.push(fmt_stat(per, |v| format!("{v:.0}")));
-        }
-        line.push(problems(rows));
-        t.rows.push(line);
+            fmt_stat(per, |v| format!("{v:.0}"))
+        }));
     }
-    t
+    columns.push(column("problems", |_, rows| problems(rows)));
+    columns
 }
 
 fn machine_lines(r: &Results) -> Vec<String> {
