@@ -226,12 +226,18 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
         if suite == Suite::Latency {
             let mut series: Series<'_> = BTreeMap::new();
             for (i, cell) in in_suite.iter().enumerate() {
-                for (server, _) in &cell.by_server {
+                for (server, rows) in &cell.by_server {
+                    // Rows from before the fraction was recorded: the
+                    // suite's cells are 50, 80 and 95% in order.
+                    let percent = rows
+                        .first()
+                        .and_then(|r| r.rate_fraction)
+                        .map_or([50.0, 80.0, 95.0][i.min(2)], |f| f * 100.0);
                     if let Some(p99) = cell.metric(server, |r| r.client.latency_p99_ms) {
                         series
                             .entry(server)
                             .or_default()
-                            .push(([50.0, 80.0, 95.0][i.min(2)], p99.median));
+                            .push((percent, p99.median));
                     }
                 }
             }
@@ -302,6 +308,19 @@ fn ordered(series: Series<'_>, results: &Results) -> Vec<(String, Vec<(f64, f64)
     v
 }
 
+/// Every row of a cell, all servers.
+fn cell_rows<'a>(cell: &'a CellRows<'_>) -> impl Iterator<Item = &'a Row> + 'a {
+    cell.by_server
+        .iter()
+        .flat_map(|(_, rows)| rows.iter().copied())
+}
+
+/// `1k`, `64k`: the cell's file size as the suites name it.
+fn size_name(cell: &CellRows<'_>) -> String {
+    let bytes = cell_rows(cell).next().map_or(0, |r| r.file_bytes);
+    format!("{}k", bytes / 1024)
+}
+
 /// One line chart per file size: connections on x, `f` on y.
 fn series_by_size(
     results: &Results,
@@ -313,12 +332,7 @@ fn series_by_size(
 ) -> anyhow::Result<()> {
     let mut by_size: BTreeMap<String, Series<'_>> = BTreeMap::new();
     for cell in cells {
-        let size = cell
-            .cell
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_string();
+        let size = size_name(cell);
         for (server, rows) in &cell.by_server {
             let conns = rows.first().map_or(0, |r| r.conns) as f64;
             if let Some(s) = cell.metric(server, f) {
@@ -357,14 +371,18 @@ fn sparecores_extras(
     // (size, conns) -> server -> best (rps, ext, req/cpu, threads)
     let mut best: BTreeMap<(u64, u32), BTreeMap<String, BestThreads>> = BTreeMap::new();
     for cell in cells {
-        let mut words = cell.cell.split_whitespace();
-        let size = words
-            .next()
-            .unwrap_or("")
-            .trim_end_matches('k')
-            .parse::<u64>()
-            .unwrap_or(0);
-        let threads = words.next().unwrap_or("").to_string();
+        let size = cell_rows(cell).next().map_or(0, |r| r.file_bytes / 1024);
+        // Rows from before the thread count was recorded: the label's
+        // second word is `tN`.
+        let threads = match cell_rows(cell).next().and_then(|r| r.threads) {
+            Some(t) => format!("t{t}"),
+            None => cell
+                .cell
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("")
+                .to_string(),
+        };
         for (server, rows) in &cell.by_server {
             let conns = rows.first().map_or(0, |r| r.conns);
             let (Some(rps), ext, eff) = (

@@ -73,6 +73,12 @@ pub struct Row {
     pub idle_conns_held: Option<u64>,
     /// The offered rate of an open-loop cell.
     pub target_rps: Option<f64>,
+    /// That rate as a fraction of the peak measured just before.
+    #[serde(default)]
+    pub rate_fraction: Option<f64>,
+    /// The client's thread count (wrk, h2load).
+    #[serde(default)]
+    pub threads: Option<u32>,
     /// Connections the server held open midway through a many-connection
     /// cell (its socket descriptors, less those it had at rest): a server
     /// that caps connections serves, and times, only the ones it accepted.

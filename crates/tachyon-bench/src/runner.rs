@@ -396,8 +396,12 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
         },
         _ => 0.0,
     };
-    if rate > 0.0 {
+    if let Load::Oha { rate_fraction, .. } = load {
         row.target_rps = Some(rate);
+        row.rate_fraction = Some(*rate_fraction);
+    }
+    if let Load::Wrk { threads, .. } | Load::H2load { threads, .. } = load {
+        row.threads = Some(*threads);
     }
     let argv = load.argv(
         server.url(&cell.path),
