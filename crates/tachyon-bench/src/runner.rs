@@ -46,6 +46,62 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         signal_hook::flag::register(signal, Arc::clone(&interrupted))?;
     }
     crate::proc::raise_nofile();
+    let cells = cells_of(opts)?;
+    if opts.plan {
+        print!("{}", plan(&cells, opts.rounds, &opts.servers));
+        return Ok(());
+    }
+    clients::check_installed(&cells)?;
+    let results_path = opts.out.join("results.json");
+    let previous = if opts.resume {
+        Some(read_previous(&results_path, &opts.servers)?)
+    } else {
+        None
+    };
+    let env = prepare(opts)?;
+    let mut servers = Vec::new();
+    for &peer in &opts.servers {
+        let server = Running::start(peer, &env)?;
+        clients::warm_up(server.url("/1k"))
+            .with_context(|| format!("warming up {}", server.peer.name()))?;
+        servers.push(server);
+    }
+    let mut results = match previous {
+        None => fresh_results(opts, &servers),
+        Some(previous) => {
+            let rows = complete_cells(previous.rows, &cells, opts.rounds, &opts.servers)?;
+            let mut resumed = previous.resumed;
+            resumed.push(now());
+            Results {
+                rows,
+                resumed,
+                finished: None,
+                ..previous
+            }
+        }
+    };
+    let schedule = Schedule {
+        cells: &cells,
+        rounds: opts.rounds,
+        env: &env,
+        results_path: &results_path,
+        interrupted: &interrupted,
+    };
+    schedule.interleave(&mut servers, &mut results)?;
+    for server in &mut servers {
+        server.stop();
+    }
+    let interrupted = interrupted.load(Ordering::Relaxed);
+    if !interrupted {
+        results.finished = Some(now());
+    }
+    std::fs::write(&results_path, serde_json::to_vec_pretty(&results)?)?;
+    summarize(opts, &results, &results_path, interrupted);
+    Ok(())
+}
+
+/// Every cell of the requested suites, with `--duration` applied.
+fn cells_of(opts: &RunOptions) -> anyhow::Result<Vec<Cell>> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
     let mut cells = Vec::new();
     for suite in &opts.suites {
@@ -56,36 +112,36 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
             cell.set_duration(d);
         }
     }
-    if opts.plan {
-        print!("{}", plan(&cells, opts.rounds, &opts.servers));
-        return Ok(());
-    }
-    clients::check_installed(&cells)?;
-    let results_path = opts.out.join("results.json");
-    let previous = if opts.resume {
-        let bytes = std::fs::read(&results_path)
-            .with_context(|| format!("--resume: reading {}", results_path.display()))?;
-        let previous: Results = serde_json::from_slice(&bytes)
-            .with_context(|| format!("--resume: parsing {}", results_path.display()))?;
-        same_setup(&previous, &opts.servers)?;
-        Some(previous)
-    } else {
-        None
-    };
+    Ok(cells)
+}
+
+/// The results file of the run being resumed, checked to be of the same setup.
+fn read_previous(path: &Path, servers: &[Peer]) -> anyhow::Result<Results> {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("--resume: reading {}", path.display()))?;
+    let previous: Results = serde_json::from_slice(&bytes)
+        .with_context(|| format!("--resume: parsing {}", path.display()))?;
+    same_setup(&previous, servers)?;
+    Ok(previous)
+}
+
+/// The sites, scripts and binaries every server needs, checked before
+/// anything starts.
+fn prepare(opts: &RunOptions) -> anyhow::Result<Env> {
     let www = opts.out.join("www");
     let run_dir = opts.out.join("run");
     scratch_dir(&run_dir)?;
     crate::site::generate(&www)?;
-    let small = opts.out.join("www-small");
-    crate::site::generate_small(&small)?;
+    crate::site::generate_small(&opts.out.join("www-small"))?;
     for script in [suites::Script::FabRandom, suites::Script::Pipeline16] {
         std::fs::write(run_dir.join(script.file_name()), script.source())?;
     }
     let bench_bin = std::env::current_exe()?;
     let tachyon_bin = bench_bin.with_file_name("tachyon");
-    let wants_tachyon = opts.servers.contains(&Peer::Tachyon)
-        || opts.servers.contains(&Peer::TachyonBare)
-        || opts.servers.contains(&Peer::TachyonSendfile);
+    let wants_tachyon = opts
+        .servers
+        .iter()
+        .any(|p| matches!(p, Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile));
     if wants_tachyon && !tachyon_bin.is_file() {
         bail!(
             "{} not found: build it with `cargo build --release -p tachyon`",
@@ -105,105 +161,107 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
             }
         }
     }
-    let env = Env {
+    Ok(Env {
         root: www.canonicalize()?,
         run_dir: run_dir.canonicalize()?,
         peers_dir: opts.peers_dir.clone(),
         tachyon_bin,
         bench_bin,
         workers: opts.workers,
-    };
-    let mut servers = Vec::new();
-    for &peer in &opts.servers {
-        let server = Running::start(peer, &env)?;
-        clients::warm_up(server.url("/1k"))
-            .with_context(|| format!("warming up {}", server.peer.name()))?;
-        servers.push(server);
+    })
+}
+
+fn fresh_results(opts: &RunOptions, servers: &[Running]) -> Results {
+    Results {
+        schema_version: SCHEMA_VERSION,
+        machine: machine_facts(),
+        command: opts.command_line.clone(),
+        started: now(),
+        finished: None,
+        resumed: Vec::new(),
+        servers: servers
+            .iter()
+            .map(|s| ServerInfo {
+                name: s.peer.name().into(),
+                version: crate::setup::version_of(s.peer),
+                workers: opts.workers,
+                rss_at_rest_bytes: s.rss_at_rest,
+                binary_bytes: s.binary_bytes,
+            })
+            .collect(),
+        rows: Vec::new(),
     }
-    let mut results = match previous {
-        None => Results {
-            schema_version: SCHEMA_VERSION,
-            machine: machine_facts(),
-            command: opts.command_line.clone(),
-            started: now(),
-            finished: None,
-            resumed: Vec::new(),
-            servers: servers
-                .iter()
-                .map(|s| ServerInfo {
-                    name: s.peer.name().into(),
-                    version: crate::setup::version_of(s.peer),
-                    workers: opts.workers,
-                    rss_at_rest_bytes: s.rss_at_rest,
-                    binary_bytes: s.binary_bytes,
-                })
-                .collect(),
-            rows: Vec::new(),
-        },
-        Some(previous) => {
-            let rows = complete_cells(previous.rows, &cells, opts.rounds, &opts.servers)?;
-            let mut resumed = previous.resumed;
-            resumed.push(now());
-            Results {
-                rows,
-                resumed,
-                finished: None,
-                ..previous
-            }
-        }
-    };
-    // Only complete cells survive `complete_cells`, so any row means done.
-    let done = |cell: &Cell, rows: &[Row]| rows.iter().any(|r| is_of(r, cell));
-    let total_s: u64 = cells
-        .iter()
-        .filter(|c| !done(c, &results.rows))
-        .map(|c| run_seconds(c) * runs_of(c, opts.rounds, &opts.servers) as u64)
-        .sum();
-    let bar = ProgressBar::new(total_s);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {percent}% ETA {eta} {msg}")
+}
+
+/// The order of measurements: cell by cell, round by round, every server
+/// in turn.
+struct Schedule<'a> {
+    cells: &'a [Cell],
+    rounds: u32,
+    env: &'a Env,
+    results_path: &'a Path,
+    interrupted: &'a AtomicBool,
+}
+
+impl Schedule<'_> {
+    /// Measures every cell not done yet, saving the results after each;
+    /// stops early (results kept) when interrupted.
+    fn interleave(&self, servers: &mut [Running], results: &mut Results) -> anyhow::Result<()> {
+        // Only complete cells survive `complete_cells`, so any row means done.
+        let done = |cell: &Cell, rows: &[Row]| rows.iter().any(|r| is_of(r, cell));
+        let peers: Vec<Peer> = servers.iter().map(|s| s.peer).collect();
+        let total_s: u64 = self
+            .cells
+            .iter()
+            .filter(|c| !done(c, &results.rows))
+            .map(|c| run_seconds(c) * runs_of(c, self.rounds, &peers) as u64)
+            .sum();
+        let bar = ProgressBar::new(total_s);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{wide_bar}] {percent}% ETA {eta} {msg}",
+            )
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    'cells: for cell in &cells {
-        if done(cell, &results.rows) {
-            continue;
-        }
-        for round in 0..opts.rounds {
-            let n = servers.len();
-            for i in 0..n {
-                if interrupted.load(Ordering::Relaxed) {
-                    bar.abandon_with_message("interrupted: results so far are saved");
-                    break 'cells;
-                }
-                // Rotate the order each round so no server always runs first.
-                let server = &mut servers[(i + round as usize) % n];
-                if !applies(server.peer, &cell.workload) {
-                    continue;
-                }
-                bar.set_message(format!(
-                    "{} {} · {} · round {}",
-                    cell.suite,
-                    cell.label,
-                    server.peer.name(),
-                    round + 1
-                ));
-                let row = measure(cell, server, round + 1, &env);
-                results.rows.push(row);
-                bar.inc(run_seconds(cell));
+        );
+        for cell in self.cells {
+            if done(cell, &results.rows) {
+                continue;
             }
+            for round in 0..self.rounds {
+                let n = servers.len();
+                for i in 0..n {
+                    if self.interrupted.load(Ordering::Relaxed) {
+                        bar.abandon_with_message("interrupted: results so far are saved");
+                        return Ok(());
+                    }
+                    // Rotate the order each round so no server always runs first.
+                    let server = &mut servers[(i + round as usize) % n];
+                    if !applies(server.peer, &cell.workload) {
+                        continue;
+                    }
+                    bar.set_message(format!(
+                        "{} {} · {} · round {}",
+                        cell.suite,
+                        cell.label,
+                        server.peer.name(),
+                        round + 1
+                    ));
+                    results
+                        .rows
+                        .push(measure(cell, server, round + 1, self.env));
+                    bar.inc(run_seconds(cell));
+                }
+            }
+            std::fs::write(self.results_path, serde_json::to_vec_pretty(results)?)?;
         }
-        std::fs::write(&results_path, serde_json::to_vec_pretty(&results)?)?;
+        bar.finish_and_clear();
+        Ok(())
     }
-    bar.finish_and_clear();
-    for server in &mut servers {
-        server.stop();
-    }
-    let interrupted = interrupted.load(Ordering::Relaxed);
-    if !interrupted {
-        results.finished = Some(now());
-    }
-    std::fs::write(&results_path, serde_json::to_vec_pretty(&results)?)?;
-    println!("results: {}", results_path.display());
+}
+
+/// Where the results are, how to resume, and how many runs had problems.
+fn summarize(opts: &RunOptions, results: &Results, path: &Path, interrupted: bool) {
+    println!("results: {}", path.display());
     if interrupted {
         println!(
             "interrupted: the same command with --resume --out {} measures the cells left",
@@ -217,7 +275,6 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
             results.rows.len()
         );
     }
-    Ok(())
 }
 
 /// Expected wall time of one client run, for the ETA: the cell's own time
