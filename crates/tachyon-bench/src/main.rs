@@ -62,46 +62,7 @@ enum Cmd {
         skip_oha: bool,
     },
     /// Run suites against servers and write results.json and a report
-    Run {
-        /// Suites, comma-separated: sparecores, linuxconfig, boa, fabhttp, binserve, efficiency,
-        /// pipeline, churn, large, compressed, latency, c10k, footprint, quick, smoke, all
-        #[arg(long, value_delimiter = ',', default_value = "quick")]
-        suite: Vec<String>,
-        /// Servers, comma-separated: tachyon, tachyon-bare, tachyon-sendfile, tachyon-baseline
-        /// (the binary in TACHYON_BASELINE), floor, nginx, nginx-default, lighttpd, h2o, caddy,
-        /// apache2, sws
-        #[arg(
-            long,
-            value_delimiter = ',',
-            default_value = "tachyon,floor,nginx,nginx-default,lighttpd,h2o,caddy,apache2"
-        )]
-        servers: Vec<String>,
-        /// Rounds per cell; servers are interleaved within each round
-        #[arg(long, default_value_t = 3)]
-        rounds: u32,
-        /// Shorter runs and trimmed matrices
-        #[arg(long)]
-        quick: bool,
-        /// Output folder [default: bench-results/UNIX-TIME]
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Worker processes/threads per server [default: cores]
-        #[arg(long)]
-        workers: Option<usize>,
-        /// Folder of peer config templates
-        #[arg(long)]
-        peers: Option<PathBuf>,
-        /// Seconds per timed run, overriding each suite's own
-        #[arg(long)]
-        duration: Option<u32>,
-        /// Continue an interrupted run in --out with the same suites, servers
-        /// and rounds: complete cells are kept, the rest are run
-        #[arg(long, requires = "out")]
-        resume: bool,
-        /// Print the cells and how long they would take; run nothing
-        #[arg(long, conflicts_with = "resume")]
-        plan: bool,
-    },
+    Run(RunArgs),
     /// Write report.md, report.html and charts from a results folder
     Report { dir: PathBuf },
     /// Time tachyon's snapshot build on a generated site, and its memory
@@ -121,62 +82,10 @@ enum Cmd {
     },
     /// Millions of mixed requests, every response verified, while the site
     /// is rewritten every few seconds; RSS and descriptors over time
-    Soak {
-        /// Servers, comma-separated, run one after the other
-        #[arg(long, value_delimiter = ',', default_value = "tachyon")]
-        servers: Vec<String>,
-        /// Requests per server (10% of them garbage or truncated)
-        #[arg(long, default_value_t = 10_000_000)]
-        requests: u64,
-        /// Concurrent client connections
-        #[arg(long, default_value_t = 16)]
-        clients: usize,
-        /// Seconds between rewrites of the site
-        #[arg(long, default_value_t = 10)]
-        reload_every: u64,
-        /// Output folder (the site, soak.json, soak.md, charts)
-        #[arg(long, default_value = "bench-results/soak")]
-        out: PathBuf,
-        /// Worker processes/threads per server [default: cores]
-        #[arg(long)]
-        workers: Option<usize>,
-    },
+    Soak(SoakArgs),
     /// A normal wrk client's success rate, p99 and the server's RSS while
     /// 1,000+ hostile connections attack, against its unloaded run
-    Abuse {
-        /// Servers, comma-separated; interleaved within each round
-        #[arg(
-            long,
-            value_delimiter = ',',
-            default_value = "tachyon,nginx,lighttpd,h2o"
-        )]
-        servers: Vec<String>,
-        /// Attacks, comma-separated: slowloris, slow-body, slow-read, pipeliners
-        #[arg(
-            long,
-            value_delimiter = ',',
-            default_value = "slowloris,slow-body,slow-read,pipeliners"
-        )]
-        attacks: Vec<String>,
-        /// Attack connections
-        #[arg(long, default_value_t = 1500)]
-        connections: usize,
-        /// Seconds of each wrk run (unloaded, then under attack)
-        #[arg(long, default_value_t = 10)]
-        duration: u64,
-        /// Seconds between the attack's start and the loaded wrk run
-        #[arg(long, default_value_t = 5)]
-        ramp: u64,
-        /// Rounds; tables show medians
-        #[arg(long, default_value_t = 3)]
-        rounds: u32,
-        /// Output folder (abuse.json, abuse.md, attacker logs)
-        #[arg(long, default_value = "bench-results/abuse")]
-        out: PathBuf,
-        /// Worker processes/threads per server [default: cores]
-        #[arg(long)]
-        workers: Option<usize>,
-    },
+    Abuse(AbuseArgs),
     /// Run the floor server (started by `run`; not a web server)
     #[command(hide = true)]
     Floor {
@@ -189,50 +98,110 @@ enum Cmd {
     },
 }
 
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Suites, comma-separated: sparecores, linuxconfig, boa, fabhttp, binserve, efficiency,
+    /// pipeline, churn, large, compressed, latency, c10k, footprint, quick, smoke, all
+    #[arg(long, value_delimiter = ',', default_value = "quick")]
+    suite: Vec<String>,
+    /// Servers, comma-separated: tachyon, tachyon-bare, tachyon-sendfile, tachyon-baseline
+    /// (the binary in TACHYON_BASELINE), floor, nginx, nginx-default, lighttpd, h2o, caddy,
+    /// apache2, sws
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "tachyon,floor,nginx,nginx-default,lighttpd,h2o,caddy,apache2"
+    )]
+    servers: Vec<String>,
+    /// Rounds per cell; servers are interleaved within each round
+    #[arg(long, default_value_t = 3)]
+    rounds: u32,
+    /// Shorter runs and trimmed matrices
+    #[arg(long)]
+    quick: bool,
+    /// Output folder [default: bench-results/UNIX-TIME]
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker processes/threads per server [default: cores]
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Folder of peer config templates
+    #[arg(long)]
+    peers: Option<PathBuf>,
+    /// Seconds per timed run, overriding each suite's own
+    #[arg(long)]
+    duration: Option<u32>,
+    /// Continue an interrupted run in --out with the same suites, servers
+    /// and rounds: complete cells are kept, the rest are run
+    #[arg(long, requires = "out")]
+    resume: bool,
+    /// Print the cells and how long they would take; run nothing
+    #[arg(long, conflicts_with = "resume")]
+    plan: bool,
+}
+
+#[derive(clap::Args)]
+struct SoakArgs {
+    /// Servers, comma-separated, run one after the other
+    #[arg(long, value_delimiter = ',', default_value = "tachyon")]
+    servers: Vec<String>,
+    /// Requests per server (10% of them garbage or truncated)
+    #[arg(long, default_value_t = 10_000_000)]
+    requests: u64,
+    /// Concurrent client connections
+    #[arg(long, default_value_t = 16)]
+    clients: usize,
+    /// Seconds between rewrites of the site
+    #[arg(long, default_value_t = 10)]
+    reload_every: u64,
+    /// Output folder (the site, soak.json, soak.md, charts)
+    #[arg(long, default_value = "bench-results/soak")]
+    out: PathBuf,
+    /// Worker processes/threads per server [default: cores]
+    #[arg(long)]
+    workers: Option<usize>,
+}
+
+#[derive(clap::Args)]
+struct AbuseArgs {
+    /// Servers, comma-separated; interleaved within each round
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "tachyon,nginx,lighttpd,h2o"
+    )]
+    servers: Vec<String>,
+    /// Attacks, comma-separated: slowloris, slow-body, slow-read, pipeliners
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "slowloris,slow-body,slow-read,pipeliners"
+    )]
+    attacks: Vec<String>,
+    /// Attack connections
+    #[arg(long, default_value_t = 1500)]
+    connections: usize,
+    /// Seconds of each wrk run (unloaded, then under attack)
+    #[arg(long, default_value_t = 10)]
+    duration: u64,
+    /// Seconds between the attack's start and the loaded wrk run
+    #[arg(long, default_value_t = 5)]
+    ramp: u64,
+    /// Rounds; tables show medians
+    #[arg(long, default_value_t = 3)]
+    rounds: u32,
+    /// Output folder (abuse.json, abuse.md, attacker logs)
+    #[arg(long, default_value = "bench-results/abuse")]
+    out: PathBuf,
+    /// Worker processes/threads per server [default: cores]
+    #[arg(long)]
+    workers: Option<usize>,
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    let result = match Cli::parse().command {
         Cmd::Setup { with_sws, skip_oha } => setup::setup(with_sws, !skip_oha),
-        Cmd::Run {
-            suite,
-            servers,
-            rounds,
-            quick,
-            out,
-            workers,
-            peers,
-            duration,
-            resume,
-            plan,
-        } => (|| {
-            let servers = servers
-                .iter()
-                .map(|s| peers::Peer::parse(s.trim()))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            if rounds == 0 {
-                anyhow::bail!("--rounds must be at least 1");
-            }
-            let out = out.unwrap_or_else(runner::default_out);
-            let options = runner::RunOptions {
-                suites: suite,
-                servers,
-                rounds,
-                quick,
-                out: out.clone(),
-                workers: workers
-                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-                peers_dir: peers.unwrap_or_else(peers::default_peers_dir),
-                command_line: std::env::args().collect::<Vec<_>>().join(" "),
-                duration_s: duration,
-                resume,
-                plan,
-            };
-            runner::run(&options)?;
-            if plan {
-                return Ok(());
-            }
-            report::report(&out)
-        })(),
+        Cmd::Run(args) => run_command(args),
         Cmd::Report { dir } => report::report(&dir),
         Cmd::Build {
             files,
@@ -245,62 +214,8 @@ fn main() -> ExitCode {
             rounds,
             out,
         }),
-        Cmd::Soak {
-            servers,
-            requests,
-            clients,
-            reload_every,
-            out,
-            workers,
-        } => (|| {
-            let servers = servers
-                .iter()
-                .map(|s| peers::Peer::parse(s.trim()))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            anyhow::ensure!(clients > 0, "--clients must be at least 1");
-            soak::soak(&soak::SoakOptions {
-                servers,
-                requests,
-                clients,
-                reload_every: std::time::Duration::from_secs(reload_every.max(1)),
-                out,
-                workers: workers
-                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-                peers_dir: peers::default_peers_dir(),
-            })
-        })(),
-        Cmd::Abuse {
-            servers,
-            attacks,
-            connections,
-            duration,
-            ramp,
-            rounds,
-            out,
-            workers,
-        } => (|| {
-            let servers = servers
-                .iter()
-                .map(|s| peers::Peer::parse(s.trim()))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            let attacks = attacks
-                .iter()
-                .map(|a| abuse::Attack::parse(a.trim()))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            anyhow::ensure!(rounds > 0, "--rounds must be at least 1");
-            abuse::abuse(&abuse::AbuseOptions {
-                servers,
-                attacks,
-                connections,
-                duration: std::time::Duration::from_secs(duration.max(1)),
-                ramp: std::time::Duration::from_secs(ramp),
-                rounds,
-                out,
-                workers: workers
-                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-                peers_dir: peers::default_peers_dir(),
-            })
-        })(),
+        Cmd::Soak(args) => soak_command(args),
+        Cmd::Abuse(args) => abuse_command(args),
         Cmd::Floor {
             port,
             threads,
@@ -314,6 +229,101 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `--servers a,b,c`, each name checked.
+fn parse_servers(names: &[String]) -> anyhow::Result<Vec<peers::Peer>> {
+    names.iter().map(|s| peers::Peer::parse(s.trim())).collect()
+}
+
+/// `--workers`, defaulting to one per core.
+fn workers_or_cores(workers: Option<usize>) -> usize {
+    workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn run_command(args: RunArgs) -> anyhow::Result<()> {
+    let RunArgs {
+        suite,
+        servers,
+        rounds,
+        quick,
+        out,
+        workers,
+        peers,
+        duration,
+        resume,
+        plan,
+    } = args;
+    anyhow::ensure!(rounds > 0, "--rounds must be at least 1");
+    let out = out.unwrap_or_else(runner::default_out);
+    let options = runner::RunOptions {
+        suites: suite,
+        servers: parse_servers(&servers)?,
+        rounds,
+        quick,
+        out: out.clone(),
+        workers: workers_or_cores(workers),
+        peers_dir: peers.unwrap_or_else(peers::default_peers_dir),
+        command_line: std::env::args().collect::<Vec<_>>().join(" "),
+        duration_s: duration,
+        resume,
+        plan,
+    };
+    runner::run(&options)?;
+    if plan {
+        return Ok(());
+    }
+    report::report(&out)
+}
+
+fn soak_command(args: SoakArgs) -> anyhow::Result<()> {
+    let SoakArgs {
+        servers,
+        requests,
+        clients,
+        reload_every,
+        out,
+        workers,
+    } = args;
+    anyhow::ensure!(clients > 0, "--clients must be at least 1");
+    soak::soak(&soak::SoakOptions {
+        servers: parse_servers(&servers)?,
+        requests,
+        clients,
+        reload_every: std::time::Duration::from_secs(reload_every.max(1)),
+        out,
+        workers: workers_or_cores(workers),
+        peers_dir: peers::default_peers_dir(),
+    })
+}
+
+fn abuse_command(args: AbuseArgs) -> anyhow::Result<()> {
+    let AbuseArgs {
+        servers,
+        attacks,
+        connections,
+        duration,
+        ramp,
+        rounds,
+        out,
+        workers,
+    } = args;
+    let attacks = attacks
+        .iter()
+        .map(|a| abuse::Attack::parse(a.trim()))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    anyhow::ensure!(rounds > 0, "--rounds must be at least 1");
+    abuse::abuse(&abuse::AbuseOptions {
+        servers: parse_servers(&servers)?,
+        attacks,
+        connections,
+        duration: std::time::Duration::from_secs(duration.max(1)),
+        ramp: std::time::Duration::from_secs(ramp),
+        rounds,
+        out,
+        workers: workers_or_cores(workers),
+        peers_dir: peers::default_peers_dir(),
+    })
 }
 
 #[cfg(test)]
