@@ -158,16 +158,62 @@ pub fn parse<'a>(
         accept_encoding: None,
         accept: None,
     };
-    let mut content_length: Option<u64> = None;
-    let mut transfer_encoding = false;
-    let mut repeated = 0u8;
+    let scan = scan_fields(&mut head, req.headers)?;
+    head.body = scan.framing(version)?;
+    if version == Version::Http11 && head.host.is_none() {
+        return Err(ParseError::MissingHost);
+    }
+    // RFC 9112 §3.2.2: with an absolute-form target, the target's authority
+    // names the host and the Host header is ignored.
+    if let Some(form) = crate::target::absolute_form(target)? {
+        head.host = Some(form.host);
+    }
+    if scan.repeated != 0 {
+        combine(&mut head, req.headers, scan.repeated, combined);
+    }
+    Ok(Parsed::Complete(head))
+}
+
+/// What the header fields said about the body's framing, and which list
+/// fields came in more than one line.
+#[derive(Default)]
+struct FieldScan {
+    content_length: Option<u64>,
+    transfer_encoding: bool,
+    /// Bits of the list fields seen twice (see [`combine`]).
+    repeated: u8,
+}
+
+impl FieldScan {
+    fn framing(&self, version: Version) -> Result<BodyFraming, ParseError> {
+        Ok(match (self.content_length, self.transfer_encoding) {
+            // RFC 9112 §6.3 step 3: both present is the smuggling pattern; reject it.
+            (Some(_), true) => return Err(ParseError::AmbiguousFraming),
+            // RFC 9112 §6.1: Transfer-Encoding in a 1.0 request is faulty framing.
+            (None, true) if version == Version::Http10 => return Err(ParseError::AmbiguousFraming),
+            (None, true) => BodyFraming::Chunked,
+            (Some(0), false) | (None, false) => BodyFraming::None,
+            (Some(n), false) => BodyFraming::Length(n),
+        })
+    }
+}
+
+/// Reads the fields tachyon acts on into `head`; the rest are skipped.
+/// Inlined: it is the inner loop of every request.
+#[inline(always)]
+fn scan_fields<'a>(
+    head: &mut RequestHead<'a>,
+    headers: &[httparse::Header<'a>],
+) -> Result<FieldScan, ParseError> {
+    let version = head.version;
+    let mut scan = FieldScan::default();
     let mut list = |field: &mut Option<&'a [u8]>, value: &'a [u8], bit: u8| {
         if field.is_some() {
-            repeated |= bit;
+            scan.repeated |= bit;
         }
         field.get_or_insert(value);
     };
-    for header in req.headers.iter() {
+    for header in headers {
         let name = header.name.as_bytes();
         let value = header.value;
         // Dispatch on length first: most headers a browser sends are skipped
@@ -175,8 +221,7 @@ pub fn parse<'a>(
         match name.len() {
             4 if name.eq_ignore_ascii_case(b"host") => {
                 // RFC 9112 §3.2: more than one Host is a 400.
-                let first = head.host.is_none();
-                head.host = Some(value);
+                let first = head.host.replace(value).is_none();
                 if !first {
                     return Err(ParseError::DuplicateHost);
                 }
@@ -201,55 +246,35 @@ pub fn parse<'a>(
             13 if name.eq_ignore_ascii_case(b"if-none-match") => {
                 list(&mut head.if_none_match, value, IF_NONE_MATCH)
             }
-            14 if name.eq_ignore_ascii_case(b"content-length") => {
-                let len = parse_decimal(value).ok_or(ParseError::BadContentLength)?;
-                // Repeated identical values are tolerated (RFC 9110 §8.6); differing ones are not.
-                if content_length.is_some_and(|prev| prev != len) {
-                    return Err(ParseError::BadContentLength);
-                }
-                content_length = Some(len);
-            }
             15 if name.eq_ignore_ascii_case(b"accept-encoding") => {
                 list(&mut head.accept_encoding, value, ACCEPT_ENCODING)
             }
             17 if name.eq_ignore_ascii_case(b"if-modified-since") => {
                 head.if_modified_since = Some(value)
             }
+            19 if name.eq_ignore_ascii_case(b"if-unmodified-since") => {
+                head.if_unmodified_since = Some(value)
+            }
+            14 if name.eq_ignore_ascii_case(b"content-length") => {
+                let len = parse_decimal(value).ok_or(ParseError::BadContentLength)?;
+                // Repeated identical values are tolerated (RFC 9110 §8.6); differing ones are not.
+                if scan.content_length.is_some_and(|prev| prev != len) {
+                    return Err(ParseError::BadContentLength);
+                }
+                scan.content_length = Some(len);
+            }
             17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
                 // RFC 9112 §6.1: chunked must be the final coding, else the length is unknowable.
                 let last = tokens(value).last().ok_or(ParseError::AmbiguousFraming)?;
-                if !last.eq_ignore_ascii_case(b"chunked") || transfer_encoding {
+                if !last.eq_ignore_ascii_case(b"chunked") || scan.transfer_encoding {
                     return Err(ParseError::AmbiguousFraming);
                 }
-                transfer_encoding = true;
-            }
-            19 if name.eq_ignore_ascii_case(b"if-unmodified-since") => {
-                head.if_unmodified_since = Some(value)
+                scan.transfer_encoding = true;
             }
             _ => {}
         }
     }
-    head.body = match (content_length, transfer_encoding) {
-        // RFC 9112 §6.3 step 3: both present is the smuggling pattern; reject it.
-        (Some(_), true) => return Err(ParseError::AmbiguousFraming),
-        // RFC 9112 §6.1: Transfer-Encoding in a 1.0 request is faulty framing.
-        (None, true) if version == Version::Http10 => return Err(ParseError::AmbiguousFraming),
-        (None, true) => BodyFraming::Chunked,
-        (Some(0), false) | (None, false) => BodyFraming::None,
-        (Some(n), false) => BodyFraming::Length(n),
-    };
-    if version == Version::Http11 && head.host.is_none() {
-        return Err(ParseError::MissingHost);
-    }
-    // RFC 9112 §3.2.2: with an absolute-form target, the target's authority
-    // names the host and the Host header is ignored.
-    if let Some(form) = crate::target::absolute_form(target)? {
-        head.host = Some(form.host);
-    }
-    if repeated != 0 {
-        combine(&mut head, req.headers, repeated, combined);
-    }
-    Ok(Parsed::Complete(head))
+    Ok(scan)
 }
 
 /// True when some line of the head ends in LF without CR.

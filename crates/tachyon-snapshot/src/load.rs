@@ -108,6 +108,25 @@ pub struct LoadStats {
     pub elapsed: Duration,
 }
 
+impl LoadStats {
+    /// Counts one file and its encodings.
+    fn count(&mut self, file: &Representation) {
+        self.files += 1;
+        match &file.body {
+            Body::Memory(b) => self.bytes_in_memory += b.len() as u64,
+            Body::Disk(_) => {
+                self.files_on_disk += 1;
+                self.bytes_on_disk += file.len;
+            }
+        }
+        for e in file.encoded.iter() {
+            let i = Coding::ALL.iter().position(|c| *c == e.coding).unwrap_or(0);
+            self.encoded_files[i] += 1;
+            self.encoded_bytes[i] += e.entry.len;
+        }
+    }
+}
+
 /// A path the snapshot does not serve, and why.
 #[derive(Debug, Clone)]
 pub struct Skipped {
@@ -309,19 +328,7 @@ fn load_generation(
     };
     let mut entries: HashMap<Box<[u8]>, Entry, _> = HashMap::default();
     for (f, file) in walked.found.iter().zip(files) {
-        stats.files += 1;
-        match &file.body {
-            Body::Memory(b) => stats.bytes_in_memory += b.len() as u64,
-            Body::Disk(_) => {
-                stats.files_on_disk += 1;
-                stats.bytes_on_disk += file.len;
-            }
-        }
-        for e in file.encoded.iter() {
-            let i = Coding::ALL.iter().position(|c| *c == e.coding).unwrap_or(0);
-            stats.encoded_files[i] += 1;
-            stats.encoded_bytes[i] += e.entry.len;
-        }
+        stats.count(&file);
         entries.insert(
             f.key.clone().into_boxed_slice(),
             Entry::File(Arc::new(file)),
@@ -345,18 +352,8 @@ fn load_generation(
             },
         );
     }
-    let page = |key: &'static str, path: &Option<String>| match path {
-        None => Ok(None),
-        Some(p) => match entries.get(p.as_bytes()) {
-            Some(Entry::File(f)) => Ok(Some(Arc::clone(f))),
-            _ => Err(LoadError::MissingPage {
-                key,
-                path: p.clone(),
-            }),
-        },
-    };
-    let fallback = page("fallback", &options.fallback)?;
-    let not_found = page("not_found_page", &options.not_found_page)?;
+    let fallback = page(&entries, "fallback", &options.fallback)?;
+    let not_found = page(&entries, "not_found_page", &options.not_found_page)?;
 
     stats.skipped = walked.skipped;
     stats.elapsed = started.elapsed();
@@ -368,6 +365,25 @@ fn load_generation(
         not_found,
         changed,
     })
+}
+
+/// The file a page option (`fallback`, `not_found_page`) names, which must
+/// be in the site.
+fn page(
+    entries: &HashMap<Box<[u8]>, Entry, impl std::hash::BuildHasher>,
+    key: &'static str,
+    path: &Option<String>,
+) -> Result<Option<Arc<Representation>>, LoadError> {
+    match path {
+        None => Ok(None),
+        Some(p) => match entries.get(p.as_bytes()) {
+            Some(Entry::File(f)) => Ok(Some(Arc::clone(f))),
+            _ => Err(LoadError::MissingPage {
+                key,
+                path: p.clone(),
+            }),
+        },
+    }
 }
 
 /// Walks the root in name order, applying the visibility policy. Only a
@@ -404,22 +420,15 @@ fn walk(root: &Path, options: &LoadOptions) -> Result<Walked, LoadError> {
             Ok(item) => item,
             Err(err) => {
                 let path = err.path().map(Path::to_path_buf).unwrap_or_default();
-                let reason = if err.loop_ancestor().is_some() {
-                    SkipReason::Loop
-                } else if err
-                    .io_error()
-                    .is_some_and(|e| e.kind() == io::ErrorKind::NotFound)
-                {
-                    SkipReason::Missing
-                } else {
-                    return Err(LoadError::Walk {
+                let skipped = if err.loop_ancestor().is_some() {
+                    Skipped {
                         path,
-                        source: err
-                            .into_io_error()
-                            .unwrap_or_else(|| io::Error::other("walk")),
-                    });
+                        reason: SkipReason::Loop,
+                    }
+                } else {
+                    vanished(path, walk_io_error(err, "walk"))?
                 };
-                walked.skipped.push(Skipped { path, reason });
+                walked.skipped.push(skipped);
                 continue;
             }
         };
@@ -435,24 +444,10 @@ fn walk(root: &Path, options: &LoadOptions) -> Result<Walked, LoadError> {
         }
         let metadata = match item.metadata() {
             Ok(m) => m,
-            Err(err)
-                if err
-                    .io_error()
-                    .is_some_and(|e| e.kind() == io::ErrorKind::NotFound) =>
-            {
-                walked.skipped.push(Skipped {
-                    path: path.to_path_buf(),
-                    reason: SkipReason::Missing,
-                });
-                continue;
-            }
             Err(err) => {
-                return Err(LoadError::Walk {
-                    path: path.to_path_buf(),
-                    source: err
-                        .into_io_error()
-                        .unwrap_or_else(|| io::Error::other("stat")),
-                })
+                let skipped = vanished(path.to_path_buf(), walk_io_error(err, "stat"))?;
+                walked.skipped.push(skipped);
+                continue;
             }
         };
         let modified = seconds(metadata.modified().unwrap_or(SystemTime::UNIX_EPOCH));
@@ -482,18 +477,9 @@ fn walk(root: &Path, options: &LoadOptions) -> Result<Walked, LoadError> {
         let real = match via_link.then(|| path.canonicalize()) {
             None => None,
             Some(Ok(real)) => Some(real),
-            Some(Err(e)) if e.kind() == io::ErrorKind::NotFound => {
-                walked.skipped.push(Skipped {
-                    path: path.to_path_buf(),
-                    reason: SkipReason::Missing,
-                });
+            Some(Err(e)) => {
+                walked.skipped.push(vanished(path.to_path_buf(), e)?);
                 continue;
-            }
-            Some(Err(source)) => {
-                return Err(LoadError::Walk {
-                    path: path.to_path_buf(),
-                    source,
-                })
             }
         };
         let len = metadata.len();
@@ -513,6 +499,27 @@ fn walk(root: &Path, options: &LoadOptions) -> Result<Walked, LoadError> {
     }
     walked.skipped.append(&mut pruned.into_inner());
     Ok(walked)
+}
+
+/// A file that vanished during the walk is skipped; any other error fails
+/// the build (a reload that cannot read the site must not publish part of it).
+fn vanished(path: PathBuf, error: io::Error) -> Result<Skipped, LoadError> {
+    if error.kind() == io::ErrorKind::NotFound {
+        Ok(Skipped {
+            path,
+            reason: SkipReason::Missing,
+        })
+    } else {
+        Err(LoadError::Walk {
+            path,
+            source: error,
+        })
+    }
+}
+
+fn walk_io_error(err: walkdir::Error, doing: &str) -> io::Error {
+    err.into_io_error()
+        .unwrap_or_else(|| io::Error::other(doing.to_string()))
 }
 
 /// Why the walk must not serve (or descend into) `e`, if it must not.
