@@ -72,7 +72,7 @@ pub enum Phase {
 /// little more than their sockets.
 pub struct Conn {
     pub fd: OwnedFd,
-    pub phase: Phase,
+    phase: Phase,
     /// When the current phase's timeout fires, in worker-clock seconds.
     pub deadline: u32,
     /// Bytes of an incomplete head, or requests held back by backpressure.

@@ -1,9 +1,9 @@
 //! Serving files, directories, methods, keep-alive and pipelining.
 
-use crate::support::{Server, Site};
+use crate::support::{Server, TestSite};
 
-fn site() -> Site {
-    let site = Site::new();
+fn site() -> TestSite {
+    let site = TestSite::new();
     site.file("index.html", "<h1>home</h1>\n")
         .file("style.css", "body{}")
         .file("docs/index.html", "docs")

@@ -1,6 +1,6 @@
 //! The command line: defaults, errors as one clear line, config files.
 
-use crate::support::{run_tachyon, Server, Site};
+use crate::support::{run_tachyon, Server, TestSite};
 
 fn tachyon(args: &[&str]) -> (i32, String, String) {
     let exit = run_tachyon(args);
@@ -9,7 +9,7 @@ fn tachyon(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn without_a_root_it_serves_the_current_directory_and_prints_the_url() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("here.txt", "cwd");
     let server = Server::start_in(&site.root, &[]);
     let root = site.root.canonicalize().unwrap();
@@ -49,7 +49,7 @@ fn bad_input_is_one_clear_line_and_a_nonzero_exit() {
 
 #[test]
 fn a_port_in_use_is_reported() {
-    let site = Site::new();
+    let site = TestSite::new();
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
     let (code, _, err) = tachyon(&[site.root.to_str().unwrap(), "--listen", &addr]);
@@ -60,7 +60,7 @@ fn a_port_in_use_is_reported() {
 
 #[test]
 fn config_file_sets_options_and_unknown_keys_are_named() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("www/a.txt", "from config");
     site.file(
         "good.toml",
@@ -90,7 +90,7 @@ fn config_file_sets_options_and_unknown_keys_are_named() {
 
 #[test]
 fn config_root_is_served() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("www/a.txt", "from config");
     site.file(
         "c.toml",
@@ -117,7 +117,7 @@ fn the_example_config_is_valid_and_print_config_round_trips() {
     ] {
         assert!(printed.contains(key), "{key} missing from:\n{printed}");
     }
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("printed.toml", &printed);
     let (code, again, err) = tachyon(&[
         "--config",

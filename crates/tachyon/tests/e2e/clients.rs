@@ -2,10 +2,10 @@
 
 use std::io::Read;
 
-use crate::support::{run, Server, Site};
+use crate::support::{run, Server, TestSite};
 
-fn site() -> Site {
-    let site = Site::new();
+fn site() -> TestSite {
+    let site = TestSite::new();
     site.file("index.html", "<p>hi</p>")
         .file("data.bin", vec![42u8; 100_000]);
     site

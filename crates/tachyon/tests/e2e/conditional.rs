@@ -1,10 +1,10 @@
 //! Conditional requests (RFC 9110 §13).
 
-use crate::support::{Server, Site};
+use crate::support::{Server, TestSite};
 
 #[test]
 fn if_none_match_lists_star_and_weak_tags_give_304_with_validators() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "hello");
     let server = Server::start(&site.root, &[]);
     let mut c = server.connect();
@@ -34,7 +34,7 @@ fn if_none_match_lists_star_and_weak_tags_give_304_with_validators() {
 
 #[test]
 fn if_modified_since_gives_304_unless_the_file_is_newer() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "hello");
     let server = Server::start(&site.root, &[]);
     let mut c = server.connect();
@@ -60,7 +60,7 @@ fn if_modified_since_gives_304_unless_the_file_is_newer() {
 
 #[test]
 fn if_match_and_if_unmodified_since_fail_with_412() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "hello");
     let server = Server::start(&site.root, &[]);
     let mut c = server.connect();

@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use crate::support::{run, Server, Site};
+use crate::support::{run, Server, TestSite};
 
 /// Text that compresses well, large enough to be worth it.
 fn script() -> String {
@@ -11,8 +11,8 @@ fn script() -> String {
         .collect()
 }
 
-fn site() -> Site {
-    let site = Site::new();
+fn site() -> TestSite {
+    let site = TestSite::new();
     site.file("app.js", script())
         .file("tiny.css", "a{}")
         .file(
@@ -205,7 +205,7 @@ fn no_compress_builds_nothing_but_keeps_siblings() {
 fn encodings_follow_edits_across_reloads() {
     // Encodings are reused across generations by content hash: an edited
     // file must get fresh ones, an unchanged file keeps serving the same.
-    let site = Site::new();
+    let site = TestSite::new();
     let v1 = "first version of the script; ".repeat(100);
     let same = "a stylesheet that does not change; ".repeat(100);
     site.file("app.js", &v1).file("site.css", &same);

@@ -1,10 +1,10 @@
 //! Malformed and oversized input gets the right status, and the connection is
 //! closed where the framing can no longer be trusted.
 
-use crate::support::{Server, Site};
+use crate::support::{Server, TestSite};
 
-fn server() -> (Site, Server) {
-    let site = Site::new();
+fn server() -> (TestSite, Server) {
+    let site = TestSite::new();
     site.file("a.txt", "hello");
     let server = Server::start(&site.root, &[]);
     (site, server)

@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
-use crate::support::{Server, Site};
+use crate::support::{Server, TestSite};
 
 /// Closes `stream` with a RST instead of a FIN (SO_LINGER with zero timeout).
 fn reset(stream: TcpStream) {
@@ -20,7 +20,7 @@ fn reset(stream: TcpStream) {
 /// response must not be sent to the next client of that worker instead.
 #[test]
 fn a_reset_client_response_never_reaches_the_next_client() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "hello")
         .file("big.txt", vec![b'x'; 16001]);
     let server = Server::start(&site.root, &["--threads", "1"]);
@@ -50,7 +50,7 @@ fn a_reset_client_response_never_reaches_the_next_client() {
 /// next client gets its own response, not a stuck or stale one.
 #[test]
 fn a_truncated_disk_file_does_not_poison_the_worker() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "hello")
         .file("big.bin", vec![b'y'; 256 * 1024]);
     let server = Server::start(
@@ -93,7 +93,7 @@ fn a_truncated_disk_file_does_not_poison_the_worker() {
 /// the send timeout: reading is not progress on the output.
 #[test]
 fn a_client_that_trickles_input_but_never_reads_is_timed_out() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("big.bin", vec![b'z'; 8 * 1024 * 1024]);
     let server = Server::start(
         &site.root,
@@ -119,7 +119,7 @@ fn a_client_that_trickles_input_but_never_reads_is_timed_out() {
 /// bounded amount of output (old behaviour: 1 MiB each, 65 MB in all).
 #[test]
 fn non_reading_pipeliners_pin_bounded_memory() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("16k.txt", vec![b'p'; 16 * 1024]);
     let server = Server::start(&site.root, &["--threads", "1"]);
     // Warm up allocator and buffers.
@@ -152,7 +152,7 @@ fn non_reading_pipeliners_pin_bounded_memory() {
 /// waking for them in a loop, and accepts again once connections close.
 #[test]
 fn running_out_of_descriptors_does_not_spin_a_core() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "hello");
     let server = Server::start(&site.root, &["--threads", "1"]);
     let limit = server.open_fds() + 8;
@@ -193,7 +193,7 @@ fn running_out_of_descriptors_does_not_spin_a_core() {
 /// and keeps the old generation, instead of publishing an empty site.
 #[test]
 fn a_reload_at_the_descriptor_limit_keeps_the_old_site() {
-    let site = Site::new();
+    let site = TestSite::new();
     for i in 0..30 {
         site.file(&format!("f{i}.bin"), vec![b'd'; 2048]);
     }
@@ -237,7 +237,7 @@ fn a_reload_at_the_descriptor_limit_keeps_the_old_site() {
 /// without a watcher.
 #[test]
 fn a_file_rewritten_in_place_is_never_sent_under_its_old_etag() {
-    let site = Site::new();
+    let site = TestSite::new();
     let old = vec![b'o'; 64 * 1024];
     site.file("doc.bin", &old);
     let server = Server::start(&site.root, &["--no-watch", "--max-file-in-memory", "1KiB"]);
@@ -276,7 +276,7 @@ fn a_file_rewritten_in_place_is_never_sent_under_its_old_etag() {
 /// A symlink inside the root that points at a dotfile does not expose it.
 #[test]
 fn a_symlink_to_a_dotfile_is_hidden_like_the_dotfile() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file(".env", "SECRET=1").file("a.txt", "hello");
     std::os::unix::fs::symlink(".env", site.path("pub.txt")).unwrap();
     let server = Server::start(&site.root, &[]);
@@ -297,7 +297,7 @@ fn a_symlink_to_a_dotfile_is_hidden_like_the_dotfile() {
 /// A FIFO in the root neither blocks the load nor SIGTERM.
 #[test]
 fn a_fifo_in_the_root_is_skipped_without_blocking() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "hello");
     rustix::fs::mknodat(
         rustix::fs::CWD,
@@ -320,7 +320,7 @@ fn a_fifo_in_the_root_is_skipped_without_blocking() {
 /// the new directory instead of going silent.
 #[test]
 fn a_recreated_root_is_watched_again() {
-    let site = Site::new();
+    let site = TestSite::new();
     let root = site.path("www");
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("index.html"), "one").unwrap();
@@ -349,7 +349,7 @@ fn a_recreated_root_is_watched_again() {
 /// discard the responses still queued for the client.
 #[test]
 fn an_error_close_does_not_destroy_queued_responses() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("big.txt", vec![b'b'; 1024 * 1024]);
     let server = Server::start(&site.root, &[]);
     for _ in 0..3 {
@@ -388,7 +388,7 @@ fn an_error_close_does_not_destroy_queued_responses() {
 /// one edge) is closed at once, not held until the header timeout.
 #[test]
 fn a_client_that_closes_mid_head_is_let_go_at_once() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "hello");
     let server = Server::start(&site.root, &["--threads", "1"]);
     let before = server.open_fds();
@@ -407,7 +407,7 @@ fn a_client_that_closes_mid_head_is_let_go_at_once() {
 /// instead of joining the first one's reuseport group.
 #[test]
 fn a_port_in_use_is_an_error() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "hello");
     let first = Server::start(&site.root, &[]);
     let root = site.root.to_str().unwrap();
@@ -421,7 +421,7 @@ fn a_port_in_use_is_an_error() {
 /// worker: another client's small requests keep their latency.
 #[test]
 fn a_fast_large_download_does_not_starve_other_clients() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "hello");
     let big = std::fs::File::create(site.path("big.bin")).unwrap();
     big.set_len(128 * 1024 * 1024).unwrap();
@@ -474,7 +474,7 @@ fn a_fast_large_download_does_not_starve_other_clients() {
 /// `--sendfile` the kernel holds page references, and this spec fails.
 #[test]
 fn a_rewrite_while_the_client_is_not_reading_never_tears_the_body() {
-    let site = Site::new();
+    let site = TestSite::new();
     let len = 8 * 1024 * 1024;
     site.file("big.bin", vec![b'o'; len]);
     let server = Server::start(&site.root, &["--no-watch", "--max-file-in-memory", "1MiB"]);
@@ -535,7 +535,7 @@ fn server_send_queue(server: std::net::SocketAddr, client: std::net::SocketAddr)
 /// its global limit, stalling every other client's sends.
 #[test]
 fn a_client_that_never_reads_pins_little_kernel_memory() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("big.bin", vec![b'b'; 2 * 1024 * 1024]);
     let server = Server::start(&site.root, &["--no-watch"]);
     let mut stream = TcpStream::connect(server.addr).unwrap();

@@ -1,16 +1,16 @@
-//! Site features: header rules, CORS, redirects, clean URLs, SPA fallback,
+//! TestSite features: header rules, CORS, redirects, clean URLs, SPA fallback,
 //! custom 404 pages, directory listings, and their config errors.
 
-use crate::support::{run_tachyon, Server, Site};
+use crate::support::{run_tachyon, Server, TestSite};
 
-fn config(site: &Site, toml: &str) -> String {
+fn config(site: &TestSite, toml: &str) -> String {
     site.file("tachyon.toml", toml);
     site.path("tachyon.toml").to_str().unwrap().to_string()
 }
 
 #[test]
 fn header_rules_set_cache_control_and_headers_per_glob() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("www/app.js", "x")
         .file("www/fonts/a.woff2", "f")
         .file("www/index.html", "home");
@@ -52,7 +52,7 @@ set = { "Access-Control-Allow-Origin" = "https://example.com" }
 
 #[test]
 fn default_cache_control_marks_fingerprinted_assets_immutable() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("app.3f9a1c2b.js", "x").file("logo.png", "p");
     let server = Server::start(&site.root, &[]);
     let mut c = server.connect();
@@ -68,7 +68,7 @@ fn default_cache_control_marks_fingerprinted_assets_immutable() {
 
 #[test]
 fn cors_option_adds_the_origin_header_everywhere() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("data.json", "{}");
     let server = Server::start(&site.root, &["--cors", "*"]);
     let r = server.connect().get("/data.json", "");
@@ -77,7 +77,7 @@ fn cors_option_adds_the_origin_header_everywhere() {
 
 #[test]
 fn redirect_rules_choose_status_and_keep_the_query() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("www/new.html", "new").file("www/old", "shadowed");
     let conf = config(
         &site,
@@ -109,7 +109,7 @@ status = 308
 
 #[test]
 fn clean_urls_fallback_and_custom_404() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("about.html", "about")
         .file("index.html", "app shell")
         .file("404.html", "<h1>lost</h1>")
@@ -139,7 +139,7 @@ fn clean_urls_fallback_and_custom_404() {
 
 #[test]
 fn a_missing_fallback_file_is_a_clear_startup_error() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "a");
     let root = site.root.to_str().unwrap();
     let out = run_tachyon([root, "--listen", "127.0.0.1:0", "--fallback", "/index.html"]);
@@ -153,7 +153,7 @@ fn a_missing_fallback_file_is_a_clear_startup_error() {
 
 #[test]
 fn listings_are_off_by_default_and_escape_names_when_on() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("files/<script>.txt", "x")
         .file("files/b c.txt", "yy")
         .file("files/sub/d.txt", "d")
@@ -190,7 +190,7 @@ fn listings_are_off_by_default_and_escape_names_when_on() {
 
 #[test]
 fn bad_rules_are_config_errors_that_name_the_rule() {
-    let site = Site::new();
+    let site = TestSite::new();
     let cases = [
         ("[[headers]]\nglob = \"a[\"\n", "headers[0]"),
         (

@@ -3,12 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::{run_tachyon, Server, Site};
+use crate::support::{run_tachyon, Server, TestSite};
 
 /// A default site in `www/`, and `docs/` answering for docs.test and
 /// www.docs.test, with a config that gives docs its own 404 page.
-fn two_sites() -> Site {
-    let site = Site::new();
+fn two_sites() -> TestSite {
+    let site = TestSite::new();
     site.file("www/index.html", "default home")
         .file("www/only-default.txt", "d")
         .file("docs/index.html", "docs home")
@@ -100,7 +100,7 @@ fn a_virtual_host_reloads_when_its_root_changes() {
 
 #[test]
 fn bad_virtual_hosts_are_config_errors_naming_the_key() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("www/index.html", "x");
     let cases = [
         ("[[hosts]]\nnames = []\nroot = \"/tmp\"\n", "hosts[0].names"),
@@ -148,7 +148,7 @@ fn bad_virtual_hosts_are_config_errors_naming_the_key() {
 
 #[test]
 fn with_no_root_a_directory_without_index_is_listed() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("notes.txt", "n").file("sub/a.txt", "a");
     let server = Server::start_in(&site.root, &[]);
     let r = server.connect().get("/", "");
@@ -163,7 +163,7 @@ fn with_no_root_a_directory_without_index_is_listed() {
 
 #[test]
 fn with_no_root_an_index_page_is_served_and_nothing_is_listed() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("index.html", "home").file("sub/a.txt", "a");
     let server = Server::start_in(&site.root, &[]);
     assert_eq!(server.connect().get("/", "").text(), "home");
@@ -172,7 +172,7 @@ fn with_no_root_an_index_page_is_served_and_nothing_is_listed() {
 
 #[test]
 fn a_root_given_is_listed_only_when_asked() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("notes.txt", "n");
     let server = Server::start(&site.root, &[]);
     assert_eq!(server.connect().get("/", "").status, 404);

@@ -4,10 +4,10 @@
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use crate::support::{raise_nofile, Raw, Server, Site};
+use crate::support::{raise_nofile, Raw, Server, TestSite};
 
-fn site() -> Site {
-    let site = Site::new();
+fn site() -> TestSite {
+    let site = TestSite::new();
     site.file("a.txt", "hello");
     site
 }

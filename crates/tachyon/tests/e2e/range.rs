@@ -1,9 +1,9 @@
 //! Range requests (RFC 9110 §14).
 
-use crate::support::{Server, Site};
+use crate::support::{Server, TestSite};
 
-fn digits() -> Site {
-    let site = Site::new();
+fn digits() -> TestSite {
+    let site = TestSite::new();
     site.file("d.txt", "0123456789");
     site
 }
@@ -104,7 +104,7 @@ fn several_ranges_give_a_multipart_body_that_parses_back() {
 
 #[test]
 fn ranges_of_disk_served_files() {
-    let site = Site::new();
+    let site = TestSite::new();
     let big: Vec<u8> = (0..3 * 1024 * 1024u32).map(|i| (i % 253) as u8).collect();
     site.file("big.bin", &big);
     let server = Server::start(&site.root, &["--max-file-in-memory", "1MiB"]);

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::support::{Raw, Server, Site};
+use crate::support::{Raw, Server, TestSite};
 
 /// Polls `path` until its body is `want`, for at most 10 s.
 fn eventually(server: &Server, path: &str, want: &str) {
@@ -24,7 +24,7 @@ fn eventually(server: &Server, path: &str, want: &str) {
 
 #[test]
 fn the_watcher_picks_up_edits_additions_and_removals() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "one").file("gone.txt", "bye");
     let server = Server::start(&site.root, &[]);
     assert_eq!(server.connect().get("/a.txt", "").text(), "one");
@@ -37,7 +37,7 @@ fn the_watcher_picks_up_edits_additions_and_removals() {
 
 #[test]
 fn sighup_reloads_when_watching_is_off() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "one");
     let server = Server::start(&site.root, &["--no-watch"]);
     site.file("a.txt", "two");
@@ -53,7 +53,7 @@ fn sighup_reloads_when_watching_is_off() {
 
 #[test]
 fn a_failed_build_keeps_serving_the_previous_generation() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("index.html", "app").file("a.txt", "one");
     let server = Server::start(&site.root, &["--fallback", "/index.html"]);
     // Without index.html the fallback setting cannot be satisfied.
@@ -70,7 +70,7 @@ fn a_failed_build_keeps_serving_the_previous_generation() {
 
 #[test]
 fn a_repointed_root_symlink_swaps_the_release() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("releases/v1/index.html", "v1")
         .file("releases/v2/index.html", "v2");
     let current = site.path("current");
@@ -89,7 +89,7 @@ fn a_repointed_root_symlink_swaps_the_release() {
 
 #[test]
 fn reloading_under_load_loses_no_request() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("a.txt", "gen 0").file("index.html", "home");
     let server = Server::start(&site.root, &[]);
     let addr = server.addr;

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{Server, Site};
+use crate::support::{Server, TestSite};
 
 /// Debian's `chromium-headless-shell` (what CI installs), else `chromium`.
 fn chromium() -> PathBuf {
@@ -43,7 +43,7 @@ fn headless(args: &[&str], url: &str) -> String {
 
 #[test]
 fn the_listing_renders_in_chromium_without_javascript() {
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("docs/guide.html", "g")
         .file("report <2026> & notes.txt", "n")
         .file("video.mp4", vec![0u8; 3 * 1024 * 1024])

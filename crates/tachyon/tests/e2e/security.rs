@@ -1,14 +1,14 @@
 //! Nothing outside the root is ever served, whatever the request says.
 
-use crate::support::{Server, Site};
+use crate::support::{Server, TestSite};
 
 const SECRET: &str = "TOP-SECRET-OUTSIDE-ROOT";
 
 #[test]
 fn traversal_attempts_never_reach_outside_the_root() {
-    let outside = Site::new();
+    let outside = TestSite::new();
     outside.file("secret.txt", SECRET);
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("public/index.html", "public");
     let outside_name = outside
         .root
@@ -49,9 +49,9 @@ fn traversal_attempts_never_reach_outside_the_root() {
 
 #[test]
 fn symlinks_out_of_the_root_and_dotfiles_are_not_served() {
-    let outside = Site::new();
+    let outside = TestSite::new();
     outside.file("secret.txt", SECRET);
-    let site = Site::new();
+    let site = TestSite::new();
     site.file("ok.txt", "ok")
         .file(".env", "KEY=1")
         .file(".git/config", "x")

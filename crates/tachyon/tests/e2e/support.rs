@@ -12,22 +12,22 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// A temporary directory removed on drop.
-pub struct Site {
+pub struct TestSite {
     pub root: PathBuf,
 }
 
-impl Site {
-    pub fn new() -> Site {
+impl TestSite {
+    pub fn new() -> TestSite {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let root = std::env::temp_dir().join(format!("tachyon-e2e-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).unwrap();
-        Site { root }
+        TestSite { root }
     }
 
     /// Writes `body` at `path` (relative), creating directories.
-    pub fn file(&self, path: &str, body: impl AsRef<[u8]>) -> &Site {
+    pub fn file(&self, path: &str, body: impl AsRef<[u8]>) -> &TestSite {
         let full = self.root.join(path);
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();
         std::fs::write(full, body).unwrap();
@@ -39,7 +39,7 @@ impl Site {
     }
 }
 
-impl Drop for Site {
+impl Drop for TestSite {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
     }
