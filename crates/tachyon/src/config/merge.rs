@@ -24,30 +24,36 @@ use crate::cli::Args;
 /// The address used when neither the command line nor the file gives one.
 pub const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
 
-/// A size from the command line or the file, else `default`.
+/// A value from the command line or the file, parsed, else `default`.
+fn pick<T>(
+    cli: Option<&String>,
+    file: Option<&String>,
+    key: &str,
+    default: T,
+    parse: impl Fn(&str) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    match cli.or(file) {
+        Some(text) => parse(text).with_context(|| format!("{key}: {text:?}")),
+        None => Ok(default),
+    }
+}
+
 fn size(
     cli: Option<&String>,
     file: Option<&String>,
     key: &str,
     default: u64,
 ) -> anyhow::Result<u64> {
-    match cli.or(file) {
-        Some(text) => parse_size(text).with_context(|| format!("{key}: {text:?}")),
-        None => Ok(default),
-    }
+    pick(cli, file, key, default, parse_size)
 }
 
-/// A duration from the command line or the file, else `default`.
 fn duration(
     cli: Option<&String>,
     file: Option<&String>,
     key: &str,
     default: Duration,
 ) -> anyhow::Result<Duration> {
-    match cli.or(file) {
-        Some(text) => parse_duration(text).with_context(|| format!("{key}: {text:?}")),
-        None => Ok(default),
-    }
+    pick(cli, file, key, default, parse_duration)
 }
 
 pub(super) fn listen(args: &Args, file: &ConfigFile) -> anyhow::Result<Vec<SocketAddr>> {
