@@ -128,7 +128,8 @@ pub fn abuse(opts: &AbuseOptions) -> anyhow::Result<()> {
         bail!("slowhttptest is not installed (apt-get install slowhttptest)");
     }
     raise_fd_limit(opts.connections)?;
-    std::fs::create_dir_all(&opts.out)?;
+    // Peers that drop privileges write their pid and logs here too.
+    crate::runner::scratch_dir(&opts.out)?;
     let root = opts.out.join("www");
     write_site(&root)?;
     let bench_bin = std::env::current_exe()?;

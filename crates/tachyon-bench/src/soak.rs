@@ -78,7 +78,8 @@ pub struct Outcome {
 pub fn soak(opts: &SoakOptions) -> anyhow::Result<()> {
     // The churn clients and the server need a descriptor per connection.
     crate::proc::raise_nofile();
-    std::fs::create_dir_all(&opts.out)?;
+    // Peers that drop privileges write their pid and logs here too.
+    crate::runner::scratch_dir(&opts.out)?;
     let root = opts.out.join("site");
     let bench_bin = std::env::current_exe()?;
     let env = peers::Env {
