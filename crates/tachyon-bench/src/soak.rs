@@ -7,7 +7,9 @@
 //! function of (path, generation, length): the client knows exactly which
 //! bytes any response may contain. Checked per response: the status, the
 //! framing, the body (whole, a range, or gzip-decoded) against the
-//! generation it claims, and that one ETag never stands for two contents.
+//! generation it claims, and that one ETag never stands for two contents
+//! of the same path (RFC 9110 §8.8.3 asks no more: tags are per resource,
+//! and mtime-size tags like nginx's and h2o's repeat across paths).
 //! Sampled every second: the server's RSS and open descriptors.
 //!
 //! Owns: the soak site, the reloader that rewrites it (half the files
@@ -307,8 +309,8 @@ type Bodies = HashMap<(String, u64), Arc<Vec<u8>>>;
 
 #[derive(Default)]
 struct Shared {
-    /// ETag → (path, generation, encoded): one tag, one content.
-    etags: Mutex<HashMap<String, (String, u64, bool)>>,
+    /// (path, ETag) → (generation, encoded): per path, one tag, one content.
+    etags: Mutex<HashMap<(String, String), (u64, bool)>>,
     /// Expected bodies, by (path, generation).
     bodies: RwLock<Bodies>,
 }
@@ -561,9 +563,10 @@ impl Client {
             ));
         }
         let tag = reply.header("etag").map(str::to_string);
-        let known = tag
-            .as_ref()
-            .and_then(|t| self.shared.etags.lock().unwrap().get(t).map(|(_, g, _)| *g));
+        let known = tag.as_ref().and_then(|t| {
+            let etags = self.shared.etags.lock().unwrap();
+            etags.get(&(path.to_string(), t.clone())).map(|(g, _)| *g)
+        });
         let now = self.generation.load(Ordering::Relaxed);
         let candidates: Vec<u64> = match known {
             Some(g) => vec![g],
@@ -592,14 +595,13 @@ impl Client {
 
     fn check_etag(&mut self, tag: String, path: &str, generation: u64, encoded: bool) {
         let mut etags = self.shared.etags.lock().unwrap();
-        let entry = etags
-            .entry(tag.clone())
-            .or_insert_with(|| (path.to_string(), generation, encoded));
-        if (entry.0.as_str(), entry.1, entry.2) != (path, generation, encoded) {
-            let was = entry.clone();
+        let entry = *etags
+            .entry((path.to_string(), tag.clone()))
+            .or_insert((generation, encoded));
+        if entry != (generation, encoded) {
             drop(etags);
             self.error(format!(
-                "ETag {tag} stood for {was:?} and now for ({path}, {generation}, {encoded})"
+                "ETag {tag} of {path} stood for (generation, encoded) {entry:?} and now for ({generation}, {encoded})"
             ));
         }
     }
