@@ -87,8 +87,15 @@ impl<'b> Head<'b> {
         self
     }
 
-    /// Ends the head: `Date`, `Connection` when needed, the blank line.
+    /// Ends the head: the connection's fields, `Date`, `Connection` when
+    /// needed, the blank line.
     pub fn finish(self, exchange: &Exchange<'_>) {
+        for field in exchange.fields {
+            self.buf.extend_from_slice(field.name().as_str().as_bytes());
+            self.buf.extend_from_slice(b": ");
+            self.buf.extend_from_slice(field.value().as_bytes());
+            self.buf.extend_from_slice(b"\r\n");
+        }
         self.buf.extend_from_slice(b"Date: ");
         self.buf.extend_from_slice(exchange.date.bytes());
         self.buf.extend_from_slice(b"\r\n");
@@ -214,6 +221,7 @@ mod tests {
             date,
             persistence,
             head_only,
+            fields: &[],
         }
     }
 
@@ -267,6 +275,28 @@ mod tests {
              \r\n",
             ErrorPage(Status::MethodNotAllowed).byte_len(),
             String::from_utf8_lossy(date.bytes())
+        );
+        assert_eq!(text(&out), expected);
+    }
+
+    #[test]
+    fn connection_fields_come_before_the_date_on_every_head() {
+        let date = DateCache::new();
+        let hsts = [Field::new(Name::StrictTransportSecurity, "max-age=63072000").unwrap()];
+        let exchange = Exchange {
+            fields: &hsts,
+            ..exchange(&date, Persistence::KeepAlive, false)
+        };
+        let mut out = Vec::new();
+        options(&mut out, &exchange);
+        let expected = format!(
+            "HTTP/1.1 204 No Content\r\n\
+             Server: tachyon\r\n\
+             X-Content-Type-Options: nosniff\r\n\
+             Allow: GET, HEAD, OPTIONS\r\n\
+             Strict-Transport-Security: max-age=63072000\r\n\
+             Date: {}\r\n\r\n",
+            text(date.bytes())
         );
         assert_eq!(text(&out), expected);
     }

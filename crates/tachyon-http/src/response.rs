@@ -86,6 +86,7 @@ pub enum Name {
     Location,
     RetryAfter,
     Server,
+    StrictTransportSecurity,
     Vary,
     XContentTypeOptions,
     /// A configured header (CSP, CORS), as the configuration spelled it.
@@ -110,6 +111,7 @@ impl Name {
             Name::Location => "Location",
             Name::RetryAfter => "Retry-After",
             Name::Server => "Server",
+            Name::StrictTransportSecurity => "Strict-Transport-Security",
             Name::Vary => "Vary",
             Name::XContentTypeOptions => "X-Content-Type-Options",
             Name::Custom(name) => name,
@@ -178,13 +180,15 @@ pub enum Persistence {
 }
 
 /// What every response of one exchange shares besides its own fields: the
-/// `Date`, how the connection continues, and whether a body follows the
-/// head (not for HEAD, RFC 9110 §9.3.2).
+/// `Date`, how the connection continues, whether a body follows the head
+/// (not for HEAD, RFC 9110 §9.3.2), and the fields the connection adds to
+/// every response (`Strict-Transport-Security` on TLS; usually none).
 #[derive(Clone, Copy)]
 pub struct Exchange<'d> {
     pub date: &'d DateCache,
     pub persistence: Persistence,
     pub head_only: bool,
+    pub fields: &'d [Field],
 }
 
 impl Exchange<'_> {

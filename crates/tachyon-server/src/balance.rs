@@ -27,6 +27,8 @@ use std::sync::Mutex;
 
 use rustix::event::{eventfd, EventfdFlags};
 
+use crate::sys::Accepted;
+
 /// One worker's live-connection count, alone on its cache line so that one
 /// worker's updates do not slow the others' loads.
 #[repr(align(128))]
@@ -35,7 +37,7 @@ struct Load(AtomicUsize);
 /// What a worker needs to know about the others.
 pub struct Balance {
     loads: Vec<Load>,
-    inboxes: Vec<Mutex<Vec<OwnedFd>>>,
+    inboxes: Vec<Mutex<Vec<Accepted>>>,
     /// `wakes[w]` is registered in worker `w`'s epoll.
     wakes: Vec<OwnedFd>,
 }
@@ -85,13 +87,13 @@ impl Balance {
 
     /// Gives `fd` to worker `to` and wakes it if its inbox was empty (a
     /// non-empty inbox already has a wake-up on the way).
-    pub fn hand_over(&self, to: usize, fd: OwnedFd) {
+    pub fn hand_over(&self, to: usize, accepted: Accepted) {
         // Counted at once so that the next accept, before `to` has run,
         // already sees it as busier.
         self.loads[to].0.fetch_add(1, Ordering::Relaxed);
         let was_empty = {
             let mut inbox = lock(&self.inboxes[to]);
-            inbox.push(fd);
+            inbox.push(accepted);
             inbox.len() == 1
         };
         if was_empty {
@@ -100,7 +102,7 @@ impl Balance {
     }
 
     /// Takes every socket handed to `worker` so far.
-    pub fn take(&self, worker: usize, into: &mut Vec<OwnedFd>) {
+    pub fn take(&self, worker: usize, into: &mut Vec<Accepted>) {
         let mut counter = [0u8; 8];
         let _ = rustix::io::read(&self.wakes[worker], &mut counter);
         into.append(&mut lock(&self.inboxes[worker]));
@@ -109,7 +111,7 @@ impl Balance {
 
 /// A worker that panicked while holding an inbox leaves a list of sockets
 /// that is still a valid list; keep using it.
-fn lock(inbox: &Mutex<Vec<OwnedFd>>) -> std::sync::MutexGuard<'_, Vec<OwnedFd>> {
+fn lock(inbox: &Mutex<Vec<Accepted>>) -> std::sync::MutexGuard<'_, Vec<Accepted>> {
     inbox
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -149,8 +151,12 @@ mod tests {
     fn handed_sockets_arrive_in_order() {
         let balance = Balance::new(2).unwrap();
         let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
-        balance.hand_over(1, a.into());
-        balance.hand_over(1, b.into());
+        let accepted = |fd: std::os::unix::net::UnixStream| Accepted {
+            fd: fd.into(),
+            scheme: crate::sys::Scheme::Http,
+        };
+        balance.hand_over(1, accepted(a));
+        balance.hand_over(1, accepted(b));
         assert_eq!(balance.loads[1].0.load(Ordering::Relaxed), 2);
         let mut got = Vec::new();
         balance.take(1, &mut got);

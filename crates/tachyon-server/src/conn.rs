@@ -15,6 +15,8 @@
 //!   queues at most [`MAX_QUEUED_OUTPUT`] before it stops parsing pipelined
 //!   requests, so a client that sends without reading cannot grow memory.
 //! - The send timeout restarts only when bytes leave, never on readiness.
+//! - A TLS connection's handshake runs under the header timeout, and its
+//!   session (rustls's buffers) is its own: nothing in it is shared.
 
 use std::ops::{Deref, DerefMut};
 use std::os::fd::OwnedFd;
@@ -24,14 +26,16 @@ use rustix::net::{RecvFlags, Shutdown};
 use tachyon_http::date::DateCache;
 use tachyon_http::h1::error as write_h1_error;
 use tachyon_http::request::{self, BodyFraming, Parsed};
+use tachyon_http::response::Field;
 use tachyon_http::response::{Exchange, Persistence};
 use tachyon_http::{Method, ParseError, Status, Version};
 
-use crate::h1::{respond, Outcome};
+use crate::h1::{respond, Outcome, Source};
 use crate::limits::Limits;
 use crate::live::Generation;
 use crate::outbox::{Flush, Flushed, Outbox};
 use crate::reply::Scratch;
+use crate::wire::{Received, Session, Wire};
 
 /// Stop parsing pipelined requests once this much output is queued: a small
 /// multiple of a loopback socket buffer, so pipelining still fills the pipe
@@ -94,6 +98,8 @@ pub struct Conn {
     lingered: u64,
     /// On the worker's list of connections to resume without an event.
     pub resuming: bool,
+    /// HTTPS: the TLS session in front of the socket.
+    session: Option<Box<Session>>,
 }
 
 /// What one pass of [`Conn::write_responses`] did.
@@ -142,6 +148,18 @@ pub struct Ctx<'a> {
     pub draining: bool,
     /// Bytes held by this worker's connections in blocked output.
     pub queued_output: &'a mut usize,
+    pub https: &'a Https,
+}
+
+/// What plain and TLS connections answer differently.
+#[derive(Debug, Clone, Default)]
+pub struct Https {
+    /// Plain connections answer every request with a 308 to the same URL
+    /// on `https://` at this port.
+    pub redirect_port: Option<u16>,
+    /// Fields every response on a TLS connection carries
+    /// (`Strict-Transport-Security`: RFC 6797 §7.2 forbids it over plain HTTP).
+    pub fields: Vec<Field>,
 }
 
 impl<'a> Ctx<'a> {
@@ -152,8 +170,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// Sends the turn's output, up to the turn's budget.
-    fn flush_out(&mut self, fd: &OwnedFd) -> Result<Flush, crate::outbox::SendError> {
-        self.out.flush(fd, TURN_BUDGET, self.bounce)
+    fn flush_out(&mut self, wire: &mut Wire<'_>) -> Result<Flush, crate::outbox::SendError> {
+        self.out.flush(wire, TURN_BUDGET, self.bounce)
     }
 
     /// Returns what a closed connection had charged to the worker.
@@ -187,11 +205,17 @@ impl<'a> DerefMut for Turn<'_, 'a> {
 }
 
 impl Conn {
-    pub fn new(fd: OwnedFd, now: u32, limits: &Limits) -> Conn {
+    /// A new connection; with a session, its handshake must finish within
+    /// the header timeout.
+    pub fn new(fd: OwnedFd, now: u32, limits: &Limits, session: Option<Box<Session>>) -> Conn {
+        let (phase, timeout) = match session {
+            None => (Phase::Idle, limits.idle_timeout),
+            Some(_) => (Phase::Head, limits.header_timeout),
+        };
         Conn {
             fd,
-            phase: Phase::Idle,
-            deadline: now.saturating_add(secs(limits.idle_timeout)),
+            phase,
+            deadline: now.saturating_add(secs(timeout)),
             input: Vec::new(),
             pending: None,
             charged: 0,
@@ -201,7 +225,13 @@ impl Conn {
             linger: false,
             lingered: 0,
             resuming: false,
+            session,
         }
+    }
+
+    /// The way to this connection's peer.
+    fn wire(&mut self) -> Wire<'_> {
+        wire(&self.fd, &mut self.session)
     }
 
     /// True when nothing is in flight: safe to close during a drain.
@@ -216,8 +246,9 @@ impl Conn {
         if self.phase == Phase::Lingering {
             return self.discard_input(cx);
         }
-        if let Some(pending) = self.pending.as_mut() {
-            let flush = pending.flush(&self.fd, TURN_BUDGET, &mut *cx.bounce);
+        if let Some(mut pending) = self.pending.take() {
+            let flush = pending.flush(&mut self.wire(), TURN_BUDGET, &mut *cx.bounce);
+            self.pending = Some(pending);
             match self.after_flush(flush, cx) {
                 Err(next) => return next,
                 Ok(()) => {
@@ -240,27 +271,22 @@ impl Conn {
                 }
             }
         }
-        while self.readable {
-            // recv, not read: the socket path skips the VFS layer (file
-            // position lock, rw_verify_area), a few percent of the kernel time
-            // of a small keep-alive request in `perf record`.
-            let n = match rustix::net::recv(&self.fd, &mut cx.read_buf[..], RecvFlags::empty()) {
-                Ok((0, _)) => return Next::Close,
-                Ok((n, _)) => n,
-                Err(Errno::AGAIN) => {
-                    self.readable = false;
-                    break;
-                }
-                Err(Errno::INTR) => continue,
+        if self.pending.is_none() {
+            // Handshake records the socket did not take at once.
+            match self.wire().drain() {
+                Ok(()) => {}
+                Err(Errno::AGAIN) => return Next::Keep,
                 Err(_) => return Next::Close,
-            };
-            // Edge-triggered: a short read means the socket is drained, and any
-            // later data raises a new edge. Saves the EAGAIN read per request.
-            // Not after a hang-up: the FIN came with the data, and only the
-            // next read (returning 0) says so.
-            if n < cx.read_buf.len() && !self.hung_up {
-                self.readable = false;
             }
+        }
+        loop {
+            let mut wire = wire(&self.fd, &mut self.session);
+            let n = match wire.receive(&mut cx.read_buf[..], &mut self.readable, self.hung_up) {
+                Received::Data(n) => n,
+                Received::Drained => break,
+                Received::Closed => return Next::Close,
+                Received::PlainHttp => return self.refuse_plain_http(cx),
+            };
             let next = if self.input.is_empty() {
                 let data = std::mem::take(cx.read_buf);
                 let next = self.serve_input(&data[..n], cx);
@@ -314,7 +340,7 @@ impl Conn {
                 self.linger = batch.linger || self.readable;
             }
             if !cx.out.is_empty() {
-                match cx.flush_out(&self.fd) {
+                match cx.flush_out(&mut wire(&self.fd, &mut self.session)) {
                     Err(_) => return Some(Next::Close),
                     Ok(Flush {
                         state: Flushed::All,
@@ -419,13 +445,21 @@ impl Conn {
                 (true, Version::Http10) => Persistence::KeepAliveEcho,
                 (true, Version::Http11) => Persistence::KeepAlive,
             };
-            let site = cx.generation.pick(head.host);
+            let source = match (&self.session, cx.https.redirect_port) {
+                (None, Some(port)) => Source::Https(port),
+                _ => Source::Site(cx.generation.pick(head.host)),
+            };
             let exchange = Exchange {
                 date: cx.date,
                 persistence,
                 head_only: head.method == Method::Head,
+                fields: if self.session.is_some() {
+                    &cx.https.fields
+                } else {
+                    &[]
+                },
             };
-            if respond(&head, site, exchange, cx.scratch, cx.out) == Outcome::Close {
+            if respond(&head, source, exchange, cx.scratch, cx.out) == Outcome::Close {
                 batch.close = true;
                 break;
             }
@@ -467,6 +501,11 @@ impl Conn {
     /// The last response has left: close now, or shut our side and keep
     /// reading for a while when the client may still be sending.
     fn finish(&mut self, cx: &mut Turn<'_, '_>) -> Next {
+        if let Some(session) = &mut self.session {
+            // Best effort: a client that stopped reading does not get it.
+            session.close_notify();
+            let _ = self.wire().drain();
+        }
         if !self.linger || rustix::net::shutdown(&self.fd, Shutdown::Write).is_err() {
             return Next::Close;
         }
@@ -496,8 +535,30 @@ impl Conn {
         }
     }
 
+    /// A plain HTTP request on a TLS port: the session is dropped and the
+    /// client told so in plaintext, then the connection closes (lingering,
+    /// so the answer is not lost to a reset).
+    fn refuse_plain_http(&mut self, cx: &mut Turn<'_, '_>) -> Next {
+        self.session = None;
+        write_error(cx, Status::BadRequest);
+        match cx.flush_out(&mut Wire::Plain(&self.fd)) {
+            Ok(Flush {
+                state: Flushed::All,
+                ..
+            }) => {
+                self.linger = true;
+                self.finish(cx)
+            }
+            _ => Next::Close,
+        }
+    }
+
     /// Called by the sweep when the deadline passed.
     pub fn on_timeout(&mut self, cx: &mut Turn<'_, '_>) -> Next {
+        if self.session.as_ref().is_some_and(|s| s.is_handshaking()) {
+            // No HTTP yet, so no 408: the handshake timed out.
+            return Next::Close;
+        }
         if self.phase == Phase::Head && self.pending.is_none() {
             // RFC 9110 §15.5.9: tell the client before closing, and linger
             // so that the 408 is not destroyed by a reset.
@@ -505,13 +566,22 @@ impl Conn {
             if let Ok(Flush {
                 state: Flushed::All,
                 ..
-            }) = cx.flush_out(&self.fd)
+            }) = cx.flush_out(&mut wire(&self.fd, &mut self.session))
             {
                 self.linger = true;
                 return self.finish(cx);
             }
         }
         Next::Close
+    }
+}
+
+/// The way to a connection's peer (a free function, so that callers can
+/// borrow the connection's other fields beside it).
+fn wire<'c>(fd: &'c OwnedFd, session: &'c mut Option<Box<Session>>) -> Wire<'c> {
+    match session {
+        None => Wire::Plain(fd),
+        Some(session) => Wire::Tls { fd, session },
     }
 }
 
@@ -526,6 +596,7 @@ fn write_error(cx: &mut Ctx<'_>, status: Status) {
         date: cx.date,
         persistence: Persistence::Close,
         head_only: false,
+        fields: &[],
     };
     write_h1_error(cx.out.buf(), status, &exchange);
 }

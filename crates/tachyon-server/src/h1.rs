@@ -16,7 +16,7 @@ use tachyon_http::{RequestHead, Status};
 use tachyon_snapshot::{Representation, Snapshot};
 
 use crate::outbox::Outbox;
-use crate::reply::{decide, Reply, Scratch};
+use crate::reply::{decide, to_https, Reply, Scratch};
 
 /// Bodies up to this size are copied next to their head so the response
 /// leaves in one `send`; larger ones go out as their own part (writev of
@@ -32,15 +32,26 @@ pub enum Outcome {
     Close,
 }
 
+/// Where a request's answer comes from.
+pub enum Source<'s> {
+    /// The site.
+    Site(&'s Snapshot),
+    /// A redirect to HTTPS on this port (`--redirect-https`).
+    Https(u16),
+}
+
 /// Decides the reply to `head` and writes it into `out`.
 pub fn respond(
     head: &RequestHead<'_>,
-    site: &Snapshot,
+    source: Source<'_>,
     exchange: Exchange<'_>,
     scratch: &mut Scratch,
     out: &mut Outbox,
 ) -> Outcome {
-    let reply = decide(head, site, scratch);
+    let reply = match source {
+        Source::Site(site) => decide(head, site, scratch),
+        Source::Https(port) => to_https(head, port),
+    };
     let exchange = if reply.closes() {
         exchange.closing()
     } else {
@@ -87,6 +98,17 @@ pub fn write(reply: Reply<'_>, exchange: &Exchange<'_>, out: &mut Outbox) {
         } => {
             let mut head = Head::start(out.buf(), status);
             head.field_parts(&Name::Location, &[location, query])
+                .content_length(0);
+            head.finish(exchange);
+        }
+        Reply::ToHttps { host, port, target } => {
+            let mut digits = itoa::Buffer::new();
+            let (colon, port): (&[u8], &[u8]) = match port {
+                Some(port) => (b":", digits.format(port).as_bytes()),
+                None => (b"", b""),
+            };
+            let mut head = Head::start(out.buf(), Status::PermanentRedirect);
+            head.field_parts(&Name::Location, &[b"https://", host, colon, port, target])
                 .content_length(0);
             head.finish(exchange);
         }

@@ -14,10 +14,13 @@
 //!   for the one socket option rustix lacks: the workspace's only `unsafe`).
 //! - `limits`, `clock`: the bounds the server enforces and the coarse
 //!   clocks that time them.
-//! - `site`: the generation being served, swapped atomically on reload.
+//! - `live`: the generation being served (snapshots and TLS settings),
+//!   swapped atomically on reload.
+//! - `tls`: certificates by SNI and the rustls settings HTTPS starts from.
 //! - `reply`: request head + snapshot -> the reply, protocol-neutral.
 //! - `h1`: a reply written as HTTP/1.1 into an outbox.
 //! - `outbox`: the bytes a connection still has to send, and sending them.
+//! - `wire`: the socket, or a TLS session in front of it.
 //! - `conn`: one connection's state and its read/parse/write cycle.
 //! - `balance`: moving connections off a worker the kernel's hash overloads.
 //! - `worker`: the epoll loop, accept, timers, shutdown.
@@ -31,9 +34,14 @@ mod live;
 mod outbox;
 mod reply;
 mod sys;
+pub mod tls;
+mod wire;
 mod worker;
 
+pub use conn::Https;
 pub use limits::Limits;
 pub use live::{Generation, Live};
-pub use sys::{bind_listeners, connection_cap, raise_fd_limit, BindError, Listeners};
+pub use sys::{
+    bind_listeners, connection_cap, raise_fd_limit, BindError, Endpoint, Listeners, Scheme,
+};
 pub use worker::{run, Shutdown};

@@ -13,9 +13,11 @@ use arc_swap::ArcSwap;
 use tachyon_snapshot::Snapshot;
 
 /// One generation: the default snapshot and the virtual hosts', chosen by
-/// the request's Host.
+/// the request's Host, and the TLS settings (certificates) that came with
+/// them.
 pub struct Generation {
     default: Snapshot,
+    tls: Option<Arc<rustls::ServerConfig>>,
     /// Lowercase host names (no port, no trailing dot) and their sites; a
     /// handful at most, so a scan beats hashing the Host of every request.
     named: Vec<(Box<[u8]>, Arc<Snapshot>)>,
@@ -26,8 +28,20 @@ impl Generation {
     pub fn single(default: Snapshot) -> Generation {
         Generation {
             default,
+            tls: None,
             named: Vec::new(),
         }
+    }
+
+    /// Sets the TLS settings new HTTPS connections start from.
+    pub fn with_tls(mut self, config: Arc<rustls::ServerConfig>) -> Generation {
+        self.tls = Some(config);
+        self
+    }
+
+    /// The TLS settings, when HTTPS is served.
+    pub fn tls(&self) -> Option<&Arc<rustls::ServerConfig>> {
+        self.tls.as_ref()
     }
 
     /// Adds a virtual host answering for `names` (compared without case,
@@ -78,8 +92,14 @@ impl Generation {
 /// change which site is meant (RFC 9110 §7.2; RFC 1034 §3.1 for the dot).
 /// A bracketed IPv6 literal keeps its brackets and loses only the port.
 fn normalize(host: &[u8]) -> &[u8] {
+    let host = without_port(host);
+    host.strip_suffix(b".").unwrap_or(host)
+}
+
+/// A Host value without its port (and without surrounding blanks).
+pub(crate) fn without_port(host: &[u8]) -> &[u8] {
     let host = host.trim_ascii();
-    let without_port = if host.starts_with(b"[") {
+    if host.starts_with(b"[") {
         match host.iter().position(|&b| b == b']') {
             Some(end) => &host[..=end],
             None => host,
@@ -89,8 +109,7 @@ fn normalize(host: &[u8]) -> &[u8] {
             Some(colon) => &host[..colon],
             None => host,
         }
-    };
-    without_port.strip_suffix(b".").unwrap_or(without_port)
+    }
 }
 
 /// The generation being served, shared by the workers and the reloader.

@@ -16,13 +16,13 @@
 
 use std::io;
 use std::ops::Range;
-use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use rustix::io::{Errno, IoSlice};
-use rustix::net::SendFlags;
 use tachyon_snapshot::{Body, Representation};
+
+use crate::wire::Wire;
 
 /// Most iovecs gathered into one writev.
 const MAX_IOVECS: usize = 32;
@@ -189,7 +189,7 @@ impl Outbox {
     /// one call to the next (what a send did not take is read again).
     pub fn flush(
         &mut self,
-        fd: &OwnedFd,
+        wire: &mut Wire<'_>,
         budget: u64,
         bounce: &mut Vec<u8>,
     ) -> Result<Flush, SendError> {
@@ -207,8 +207,10 @@ impl Outbox {
                     let Body::Disk(disk) = &body.body else {
                         unreachable!("File parts are disk bodies")
                     };
-                    if !disk.zero_copy() {
-                        let want = (*end - *offset).min(COPY_CHUNK).min(budget - sent) as usize;
+                    if !disk.zero_copy() || !wire.can_sendfile() {
+                        let want = (*end - *offset)
+                            .min(wire.copy_chunk(COPY_CHUNK))
+                            .min(budget - sent) as usize;
                         if bounce.len() < want {
                             bounce.resize(COPY_CHUNK as usize, 0);
                         }
@@ -221,7 +223,7 @@ impl Outbox {
                         if !disk.unchanged() {
                             return Err(SendError::FileChanged);
                         }
-                        match rustix::net::send(fd, chunk, SendFlags::NOSIGNAL) {
+                        match wire.send(&[IoSlice::new(chunk)], false) {
                             Ok(n) => {
                                 *offset += n as u64;
                                 sent += n as u64;
@@ -252,7 +254,8 @@ impl Outbox {
                     }
                     let want = (*end - *offset - 1).min(SENDFILE_CHUNK).min(budget - sent);
                     let before = *offset;
-                    match rustix::fs::sendfile(fd, disk.file(), Some(offset), want as usize) {
+                    match rustix::fs::sendfile(wire.fd(), disk.file(), Some(offset), want as usize)
+                    {
                         // The file shrank since load: the promised length cannot be met.
                         Ok(0) => return Err(SendError::FileChanged),
                         Ok(_) => {
@@ -265,7 +268,7 @@ impl Outbox {
                         Err(e) => Err(e),
                     }
                 }
-                _ => self.write_gathered(fd),
+                _ => self.write_gathered(wire),
             };
             match result {
                 Ok(n) => {
@@ -282,6 +285,17 @@ impl Outbox {
                 Err(e) => return Err(io::Error::from(e).into()),
             }
         }
+        // TLS records the socket did not take yet are part of this output.
+        match wire.drain() {
+            Ok(()) => {}
+            Err(Errno::AGAIN) => {
+                return Ok(Flush {
+                    state: Flushed::Blocked,
+                    sent,
+                })
+            }
+            Err(e) => return Err(io::Error::from(e).into()),
+        }
         self.clear();
         Ok(Flush {
             state: Flushed::All,
@@ -291,7 +305,7 @@ impl Outbox {
 
     /// One send (a single run: lwan measured send ~10% cheaper than writev for
     /// small responses) or one writev over consecutive memory parts.
-    fn write_gathered(&self, fd: &OwnedFd) -> rustix::io::Result<usize> {
+    fn write_gathered(&self, wire: &mut Wire<'_>) -> rustix::io::Result<usize> {
         let mut slices: [IoSlice<'_>; MAX_IOVECS] = std::array::from_fn(|_| IoSlice::new(&[]));
         let mut count = 0;
         for part in &self.parts[self.cursor..] {
@@ -306,18 +320,9 @@ impl Outbox {
             count += 1;
         }
         let next_is_file = matches!(self.parts.get(self.cursor + count), Some(Part::File { .. }));
-        if count == 1 {
-            // MSG_MORE before a sendfile lets the head share a segment with the
-            // body (nginx's tcp_nopush does the same with TCP_CORK).
-            let flags = if next_is_file {
-                SendFlags::MORE | SendFlags::NOSIGNAL
-            } else {
-                SendFlags::NOSIGNAL
-            };
-            rustix::net::send(fd, &slices[0], flags)
-        } else {
-            rustix::io::writev(fd, &slices[..count])
-        }
+        // MSG_MORE before a sendfile lets the head share a segment with the
+        // body (nginx's tcp_nopush does the same with TCP_CORK).
+        wire.send(&slices[..count], next_is_file)
     }
 
     /// Marks `n` bytes as sent, from the cursor on.
@@ -377,7 +382,8 @@ mod tests {
     #[test]
     fn a_budget_pauses_a_flush_and_a_closed_peer_is_an_error() {
         let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
-        let a: OwnedFd = a.into();
+        let a: std::os::fd::OwnedFd = a.into();
+        let mut wire = Wire::Plain(&a);
         let mut out = Outbox::default();
         let body = memory(&[7u8; 100]);
         // More parts than one writev takes: the budget stops the flush
@@ -385,12 +391,12 @@ mod tests {
         for _ in 0..40 {
             out.push_body(&body, 0..100);
         }
-        let first = out.flush(&a, 1, &mut Vec::new()).unwrap();
+        let first = out.flush(&mut wire, 1, &mut Vec::new()).unwrap();
         assert_eq!((first.state, first.sent), (Flushed::Paused, 3200));
-        let rest = out.flush(&a, u64::MAX, &mut Vec::new()).unwrap();
+        let rest = out.flush(&mut wire, u64::MAX, &mut Vec::new()).unwrap();
         assert_eq!((rest.state, rest.sent), (Flushed::All, 800));
         drop(b);
         out.buf().extend_from_slice(b"x");
-        assert!(out.flush(&a, u64::MAX, &mut Vec::new()).is_err());
+        assert!(out.flush(&mut wire, u64::MAX, &mut Vec::new()).is_err());
     }
 }

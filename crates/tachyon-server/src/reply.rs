@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tachyon_http::conditional::{self, Precondition, Validators};
 use tachyon_http::encoding::{self, Choice, Coding};
 use tachyon_http::range::{self, ByteRange, RangeDecision, Ranges, MAX_RANGES};
-use tachyon_http::target::site_path;
+use tachyon_http::target::{absolute_form, site_path};
 use tachyon_http::{Method, ParseError, RequestHead, Status};
 use tachyon_snapshot::{Body, Entry, Representation, Snapshot};
 
@@ -39,6 +39,13 @@ pub enum Reply<'a> {
         status: Status,
         location: &'a [u8],
         query: &'a [u8],
+    },
+    /// 308 to the same URL on HTTPS (`--redirect-https`): `host` without
+    /// its port, `port` left out when it is 443.
+    ToHttps {
+        host: &'a [u8],
+        port: Option<u16>,
+        target: &'a [u8],
     },
     /// 404 with the site's own page.
     NotFoundPage(&'a Arc<Representation>),
@@ -94,6 +101,46 @@ pub fn decide<'a>(head: &RequestHead<'a>, site: &'a Snapshot, scratch: &mut Scra
             (None, Some(page)) => Reply::NotFoundPage(page),
             (None, None) => Reply::Error(Status::NotFound),
         },
+    }
+}
+
+/// The answer on a plain connection when only HTTPS is served: the same
+/// host and target on `https://` at `port`. The Host must be a plain host
+/// name or address (it is echoed into `Location`), else 400.
+pub fn to_https<'a>(head: &RequestHead<'a>, port: u16) -> Reply<'a> {
+    let Some(host) = head
+        .host
+        .map(crate::live::without_port)
+        .filter(|h| is_host_name(h))
+    else {
+        return Reply::Error(Status::BadRequest);
+    };
+    let target = match absolute_form(head.raw_target) {
+        Ok(Some(form)) => form.path,
+        Ok(None) if head.raw_target.starts_with(b"/") => head.raw_target,
+        // `OPTIONS *` and the like: the site's root.
+        _ => b"/",
+    };
+    Reply::ToHttps {
+        host,
+        port: (port != 443).then_some(port),
+        target,
+    }
+}
+
+/// Letters, digits, `-` and `.` (a DNS name or IPv4 address), or an IPv6
+/// literal in brackets.
+fn is_host_name(host: &[u8]) -> bool {
+    match host {
+        [b'[', inner @ .., b']'] => inner
+            .iter()
+            .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.'),
+        _ => {
+            !host.is_empty()
+                && host
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        }
     }
 }
 

@@ -10,11 +10,33 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use rustix::net::{self, AddressFamily, SocketFlags, SocketType};
 
-/// The bound listeners: `per_worker[w]` holds worker `w`'s socket for each address.
+/// What a listener speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    Http,
+    /// TLS first, then HTTP.
+    Https,
+}
+
+/// An address to listen on and what it speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoint {
+    pub addr: SocketAddr,
+    pub scheme: Scheme,
+}
+
+/// An accepted connection and what its listener speaks.
+pub struct Accepted {
+    pub fd: OwnedFd,
+    pub scheme: Scheme,
+}
+
+/// The bound listeners: `per_worker[w]` holds worker `w`'s socket for each
+/// endpoint, in the order of `local`.
 pub struct Listeners {
     pub per_worker: Vec<Vec<OwnedFd>>,
-    /// The addresses actually bound (port 0 resolved).
-    pub local: Vec<SocketAddr>,
+    /// The endpoints actually bound (port 0 resolved).
+    pub local: Vec<Endpoint>,
 }
 
 /// Why the listeners could not be set up.
@@ -30,13 +52,17 @@ pub enum BindError {
 /// Binds `threads` reuseport sockets for each address. With port 0 the first
 /// socket picks the port and the others join it.
 pub fn bind_listeners(
-    addrs: &[SocketAddr],
+    endpoints: &[Endpoint],
     threads: usize,
     backlog: i32,
 ) -> Result<Listeners, BindError> {
     let mut per_worker: Vec<Vec<OwnedFd>> = (0..threads).map(|_| Vec::new()).collect();
     let mut local = Vec::new();
-    for &requested in addrs {
+    for &Endpoint {
+        addr: requested,
+        scheme,
+    } in endpoints
+    {
         if requested.port() != 0 {
             probe(requested).map_err(|e| BindError::Bind {
                 addr: requested,
@@ -57,7 +83,7 @@ pub fn bind_listeners(
             }
             sockets.push(fd);
         }
-        local.push(addr);
+        local.push(Endpoint { addr, scheme });
     }
     Ok(Listeners { per_worker, local })
 }

@@ -22,12 +22,13 @@ use tachyon_http::date::DateCache;
 
 use crate::balance::Balance;
 use crate::clock;
-use crate::conn::{Conn, Ctx, Next};
+use crate::conn::{Conn, Ctx, Https, Next};
 use crate::limits::Limits;
 use crate::live::{Generation, Live};
 use crate::outbox::Outbox;
 use crate::reply::Scratch;
-use crate::sys::{tune_connection, Listeners};
+use crate::sys::{tune_connection, Accepted, Listeners, Scheme};
+use crate::wire::Session;
 
 /// Connections accepted per listener wake-up before serving others (fairness).
 const ACCEPT_BATCH: usize = 256;
@@ -66,8 +67,10 @@ pub fn run(
     listeners: Listeners,
     live: Arc<Live>,
     limits: Limits,
+    https: Https,
     shutdown: Arc<Shutdown>,
 ) -> io::Result<()> {
+    let schemes: Vec<Scheme> = listeners.local.iter().map(|e| e.scheme).collect();
     let workers = listeners.per_worker.len().max(1);
     let per_worker_conns = (limits.max_connections / workers).max(1);
     let balance = Arc::new(Balance::new(workers)?);
@@ -82,6 +85,7 @@ pub fn run(
                 Arc::clone(&shutdown),
                 Arc::clone(&balance),
             );
+            let (https, schemes) = (https.clone(), schemes.clone());
             std::thread::Builder::new()
                 .name(format!("tachyon-worker-{id}"))
                 .spawn(move || {
@@ -89,7 +93,9 @@ pub fn run(
                         id,
                         balance: &balance,
                     };
-                    Worker::new(sockets, &live, limits, per_worker_conns, &shutdown, peers)?.run()
+                    let listening = sockets.into_iter().zip(schemes).collect();
+                    Worker::new(listening, &live, limits, per_worker_conns, &shutdown, peers)?
+                        .run(&https)
                 })
         })
         .collect::<io::Result<_>>()?;
@@ -177,7 +183,7 @@ struct AcceptPause {
 
 struct Worker<'a> {
     epoll: OwnedFd,
-    listeners: Vec<OwnedFd>,
+    listeners: Vec<(OwnedFd, Scheme)>,
     conns: Slab<Conn>,
     live: &'a Live,
     limits: Limits,
@@ -185,7 +191,7 @@ struct Worker<'a> {
     shutdown: &'a Shutdown,
     peers: Peers<'a>,
     /// Sockets taken from the inbox, kept to reuse the allocation.
-    handed: Vec<OwnedFd>,
+    handed: Vec<Accepted>,
     /// Connections whose turn budget ran out with output left.
     resume: Vec<usize>,
     /// A descriptor held in reserve: when accept fails for lack of
@@ -242,7 +248,7 @@ impl Serving {
 
 impl<'a> Worker<'a> {
     fn new(
-        listeners: Vec<OwnedFd>,
+        listeners: Vec<(OwnedFd, Scheme)>,
         live: &'a Live,
         limits: Limits,
         max_conns: usize,
@@ -251,7 +257,7 @@ impl<'a> Worker<'a> {
     ) -> io::Result<Self> {
         assert!(listeners.len() < (LISTENER_BASE..HANDOFF).count());
         let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
-        for (i, listener) in listeners.iter().enumerate() {
+        for (i, (listener, _)) in listeners.iter().enumerate() {
             epoll::add(
                 &epoll,
                 listener,
@@ -293,7 +299,7 @@ impl<'a> Worker<'a> {
     /// The loop: wait, dispatch each event, resume connections whose turn
     /// budget ran out, sweep timeouts once a second, resume accepting,
     /// publish the load, and exit once drained.
-    fn run(mut self) -> io::Result<()> {
+    fn run(mut self, https: &Https) -> io::Result<()> {
         let clock = clock::Monotonic::start();
         let mut events: Vec<epoll::Event> = Vec::with_capacity(1024);
         let mut buffers = Buffers::new();
@@ -327,6 +333,7 @@ impl<'a> Worker<'a> {
                 now,
                 draining: self.drain_deadline.is_some(),
                 queued_output: &mut queued_output,
+                https,
             };
             for event in &events {
                 self.dispatch(event, &mut cx)?;
@@ -380,10 +387,10 @@ impl<'a> Worker<'a> {
                     self.begin_drain();
                 }
             }
-            Token::Handoff => self.admit_handed(cx.now, cx.draining)?,
+            Token::Handoff => self.admit_handed(cx)?,
             Token::Listener(index) => {
                 if index < self.listeners.len() && self.paused.is_none() {
-                    self.accept(index, cx.now)?;
+                    self.accept(index, cx)?;
                 }
             }
             Token::Conn(key) => {
@@ -465,10 +472,11 @@ impl<'a> Worker<'a> {
         self.conns.retain(|_, conn| !conn.is_quiet());
     }
 
-    fn accept(&mut self, index: usize, now: u32) -> io::Result<()> {
+    fn accept(&mut self, index: usize, cx: &Ctx<'_>) -> io::Result<()> {
+        let (now, scheme) = (cx.now, self.listeners[index].1);
         for _ in 0..ACCEPT_BATCH {
             let fd = match rustix::net::accept_with(
-                &self.listeners[index],
+                &self.listeners[index].0,
                 SocketFlags::NONBLOCK | SocketFlags::CLOEXEC,
             ) {
                 Ok(fd) => fd,
@@ -485,7 +493,7 @@ impl<'a> Worker<'a> {
                 .balance
                 .destination(self.peers.id, self.conns.len())
             {
-                self.peers.balance.hand_over(to, fd);
+                self.peers.balance.hand_over(to, Accepted { fd, scheme });
                 continue;
             }
             if self.conns.len() >= self.max_conns {
@@ -493,7 +501,7 @@ impl<'a> Worker<'a> {
                 drop(fd);
                 continue;
             }
-            self.register(fd, now)?;
+            self.register(Accepted { fd, scheme }, cx)?;
         }
         Ok(())
     }
@@ -503,7 +511,8 @@ impl<'a> Worker<'a> {
     /// or a second passes (nginx disables accept events the same way).
     fn out_of_descriptors(&mut self, index: usize, now: u32) -> io::Result<()> {
         if self.reserve.take().is_some() {
-            if let Ok(fd) = rustix::net::accept_with(&self.listeners[index], SocketFlags::CLOEXEC) {
+            if let Ok(fd) = rustix::net::accept_with(&self.listeners[index].0, SocketFlags::CLOEXEC)
+            {
                 drop(fd);
             }
             self.reserve = take_reserve();
@@ -532,7 +541,7 @@ impl<'a> Worker<'a> {
 
     /// Re-arms every listener with `flags` (empty: paused).
     fn watch_listeners(&self, flags: epoll::EventFlags) -> io::Result<()> {
-        for (i, listener) in self.listeners.iter().enumerate() {
+        for (i, (listener, _)) in self.listeners.iter().enumerate() {
             epoll::modify(&self.epoll, listener, Token::Listener(i).encode(), flags)?;
         }
         Ok(())
@@ -540,19 +549,29 @@ impl<'a> Worker<'a> {
 
     /// Takes the sockets other workers handed over; while draining they are
     /// closed unread, like connections still in a listener's queue.
-    fn admit_handed(&mut self, now: u32, draining: bool) -> io::Result<()> {
+    fn admit_handed(&mut self, cx: &Ctx<'_>) -> io::Result<()> {
         let mut handed = std::mem::take(&mut self.handed);
         self.peers.balance.take(self.peers.id, &mut handed);
-        for fd in handed.drain(..) {
-            if !draining && self.conns.len() < self.max_conns {
-                self.register(fd, now)?;
+        for accepted in handed.drain(..) {
+            if !cx.draining && self.conns.len() < self.max_conns {
+                self.register(accepted, cx)?;
             }
         }
         self.handed = handed;
         Ok(())
     }
 
-    fn register(&mut self, fd: OwnedFd, now: u32) -> io::Result<()> {
+    /// Adds a connection to this worker; an HTTPS one starts its TLS
+    /// session from the generation being served.
+    fn register(&mut self, Accepted { fd, scheme }: Accepted, cx: &Ctx<'_>) -> io::Result<()> {
+        let session = match scheme {
+            Scheme::Http => None,
+            Scheme::Https => match cx.generation.tls().map(|tls| Session::new(Arc::clone(tls))) {
+                Some(Ok(session)) => Some(session),
+                // No certificate (cannot happen once started) or no memory.
+                _ => return Ok(()),
+            },
+        };
         tune_connection(&fd);
         let entry = self.conns.vacant_entry();
         let flags = epoll::EventFlags::IN
@@ -565,7 +584,7 @@ impl<'a> Worker<'a> {
             Err(Errno::NOMEM | Errno::NOSPC) => return Ok(()),
             Err(e) => return Err(e.into()),
         }
-        entry.insert(Conn::new(fd, now, &self.limits));
+        entry.insert(Conn::new(fd, cx.now, &self.limits, session));
         Ok(())
     }
 }

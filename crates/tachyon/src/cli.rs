@@ -101,6 +101,41 @@ pub struct Args {
     #[arg(long, value_name = "SIZE")]
     pub max_head_bytes: Option<String>,
 
+    #[arg(
+        long = "https",
+        value_name = "ADDR:PORT",
+        help = "HTTPS address to listen on, repeatable [default: 0.0.0.0:8443 when a certificate is given]"
+    )]
+    pub https: Vec<String>,
+
+    /// Certificate chain for HTTPS (PEM, the site's certificate first)
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// Private key of --tls-cert (PEM: PKCS#8, SEC1 or PKCS#1)
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Serve HTTPS with a certificate made at start for localhost, 127.0.0.1 and ::1
+    /// (for development: browsers will warn); prints its SHA-256 fingerprint
+    #[arg(long, conflicts_with_all = ["tls_cert", "tls_key"])]
+    pub tls_self_signed: bool,
+
+    /// Answer every request on the plain (http) addresses with a 308 to https://
+    #[arg(long)]
+    pub redirect_https: bool,
+
+    /// Send Strict-Transport-Security on HTTPS responses, with this max-age [default: off;
+    /// --hsts alone: 365d]
+    #[arg(
+        long,
+        value_name = "MAX_AGE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "365d"
+    )]
+    pub hsts: Option<String>,
+
     /// TOML config file; command-line options override it
     #[arg(short, long, value_name = "FILE")]
     pub config: Option<PathBuf>,

@@ -2,6 +2,7 @@
 //! snapshot, bind, run, and handle signals. Wiring only: every decision about
 //! HTTP lives in the library crates.
 
+mod certs;
 mod reload;
 
 use std::path::Path;
@@ -13,9 +14,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Parser;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use tachyon_server::{Generation, Live, Shutdown};
+use tachyon_http::response::{Field, Name};
+use tachyon_server::{Endpoint, Generation, Https, Live, Scheme, Shutdown};
 use tachyon_snapshot::{EncodeCache, LoadOptions, Progress, Snapshot};
 
+use crate::certs::Tls;
 use crate::reload::{Reloader, Watch};
 use tachyon::cli;
 use tachyon::config::Settings;
@@ -61,8 +64,16 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     let caches: Arc<[EncodeCache]> = (0..=settings.hosts.len())
         .map(|_| EncodeCache::default())
         .collect();
-    let generation = load_generation(&settings, &caches)?;
-    let listeners = tachyon_server::bind_listeners(&settings.listen, settings.threads, 4096)?;
+    let tls = match &settings.tls {
+        Some(tls) => Some(Arc::new(Tls::start(tls, settings.quiet)?)),
+        None => None,
+    };
+    let mut generation = load_generation(&settings, &caches)?;
+    if let Some(tls) = &tls {
+        generation = generation.with_tls(tls.config(&settings)?);
+    }
+    let listeners = tachyon_server::bind_listeners(&endpoints(&settings), settings.threads, 4096)?;
+    let https = https_policy(&settings, &listeners.local);
     let requested = settings.limits.max_connections;
     settings.limits.max_connections =
         tachyon_server::connection_cap(requested, fd_limit, settings.threads);
@@ -79,8 +90,8 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
                 "no index file in {root}: listing it (pass a directory to serve, or --config with listing = false)"
             ));
         }
-        for addr in &listeners.local {
-            say(&format!("serving {root} on {}", url_line(*addr)));
+        for endpoint in &listeners.local {
+            say(&format!("serving {root} on {}", url_line(*endpoint)));
         }
         for host in &settings.hosts {
             say(&format!(
@@ -102,12 +113,12 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         );
         std::thread::Builder::new()
             .name("tachyon-server".into())
-            .spawn(move || tachyon_server::run(listeners, live, limits, shutdown))
+            .spawn(move || tachyon_server::run(listeners, live, limits, https, shutdown))
             .context("starting the server thread")?
     };
     let signal_handle = signals.handle();
     let quiet = settings.quiet;
-    let reloader = Reloader::new(live, settings, caches);
+    let reloader = Reloader::new(live, settings, caches, tls);
     reloader.watch(watch);
     let signal_thread = std::thread::spawn(move || {
         for signal in signals.forever() {
@@ -129,6 +140,43 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     signal_handle.close();
     let _ = signal_thread.join();
     result.context("serving")
+}
+
+/// Every address to listen on: the plain ones, then HTTPS.
+fn endpoints(settings: &Settings) -> Vec<Endpoint> {
+    let plain = settings.listen.iter().map(|&addr| Endpoint {
+        addr,
+        scheme: Scheme::Http,
+    });
+    let secure = settings.tls.iter().flat_map(|tls| {
+        tls.listen.iter().map(|&addr| Endpoint {
+            addr,
+            scheme: Scheme::Https,
+        })
+    });
+    plain.chain(secure).collect()
+}
+
+/// How plain and HTTPS connections differ: the redirect target's port
+/// (the first HTTPS address's) and `Strict-Transport-Security`.
+fn https_policy(settings: &Settings, bound: &[Endpoint]) -> Https {
+    let Some(tls) = &settings.tls else {
+        return Https::default();
+    };
+    let first_https = bound.iter().find(|e| e.scheme == Scheme::Https);
+    Https {
+        redirect_port: first_https
+            .filter(|_| tls.redirect_https)
+            .map(|e| e.addr.port()),
+        fields: tls
+            .hsts
+            .and_then(|age| {
+                let value = format!("max-age={}", age.as_secs());
+                Field::new(Name::StrictTransportSecurity, &value)
+            })
+            .into_iter()
+            .collect(),
+    }
 }
 
 /// Builds one generation: the default site, then each virtual host, with
@@ -269,8 +317,12 @@ pub(crate) fn say(line: &str) {
 
 /// `http://127.0.0.1:8080/`, or for a wildcard address the loopback URL to
 /// open plus a note that every interface listens.
-fn url_line(addr: std::net::SocketAddr) -> String {
+fn url_line(Endpoint { addr, scheme }: Endpoint) -> String {
     use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    let scheme = match scheme {
+        Scheme::Http => "http",
+        Scheme::Https => "https",
+    };
     let open = match addr.ip() {
         IpAddr::V4(ip) if ip.is_unspecified() => (IpAddr::V4(Ipv4Addr::LOCALHOST), true),
         IpAddr::V6(ip) if ip.is_unspecified() => (IpAddr::V6(Ipv6Addr::LOCALHOST), true),
@@ -278,9 +330,9 @@ fn url_line(addr: std::net::SocketAddr) -> String {
     };
     let shown = std::net::SocketAddr::new(open.0, addr.port());
     if open.1 {
-        format!("http://{shown}/ (listening on {addr}, all interfaces)")
+        format!("{scheme}://{shown}/ (listening on {addr}, all interfaces)")
     } else {
-        format!("http://{shown}/")
+        format!("{scheme}://{shown}/")
     }
 }
 

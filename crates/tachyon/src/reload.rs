@@ -18,6 +18,8 @@ use tachyon_snapshot::EncodeCache;
 
 use tachyon::config::Settings;
 
+use crate::certs::{self, Tls};
+
 /// Quiet period after the last change before rebuilding: a deploy that
 /// copies many files triggers one build, not one per file.
 const DEBOUNCE: Duration = Duration::from_millis(300);
@@ -34,15 +36,23 @@ pub struct Reloader {
     settings: Settings,
     /// Encodings kept from earlier generations, one cache per root.
     caches: Arc<[EncodeCache]>,
+    /// HTTPS: certificates are read again with every generation.
+    tls: Option<Arc<Tls>>,
     building: Mutex<()>,
 }
 
 impl Reloader {
-    pub fn new(live: Arc<Live>, settings: Settings, caches: Arc<[EncodeCache]>) -> Arc<Reloader> {
+    pub fn new(
+        live: Arc<Live>,
+        settings: Settings,
+        caches: Arc<[EncodeCache]>,
+        tls: Option<Arc<Tls>>,
+    ) -> Arc<Reloader> {
         Arc::new(Reloader {
             live,
             settings,
             caches,
+            tls,
             building: Mutex::new(()),
         })
     }
@@ -55,7 +65,10 @@ impl Reloader {
             crate::say(&format!("reloading ({why})"));
         }
         match crate::load_generation(&self.settings, &self.caches) {
-            Ok(generation) => {
+            Ok(mut generation) => {
+                if let Some(config) = self.tls.as_deref().and_then(|tls| self.certificates(tls)) {
+                    generation = generation.with_tls(config);
+                }
                 self.live.publish(generation);
                 if !self.settings.quiet {
                     crate::say(&format!(
@@ -67,6 +80,18 @@ impl Reloader {
             Err(err) => crate::warn(&format!(
                 "reload ({why}) failed, still serving the previous snapshot: {err:#}"
             )),
+        }
+    }
+
+    /// The certificates read again; when one cannot be used, the previous
+    /// generation's, with a line that says which file and why.
+    fn certificates(&self, tls: &Tls) -> Option<Arc<rustls::ServerConfig>> {
+        match tls.config(&self.settings) {
+            Ok(config) => Some(config),
+            Err(err) => {
+                crate::warn(&format!("keeping the previous certificates: {err:#}"));
+                self.live.current().tls().cloned()
+            }
         }
     }
 
@@ -88,6 +113,7 @@ impl Reloader {
     fn watch_loop(&self, mut watch: Option<Watch>) {
         let mut dirty_since: Option<Instant> = None;
         let mut last_poll = Instant::now();
+        let mut cert_stamps = certs::stamps(&self.settings);
         loop {
             let wait = match dirty_since {
                 Some(_) => DEBOUNCE,
@@ -128,6 +154,12 @@ impl Reloader {
                 .any(|s| s.has_changed_files());
             if stale {
                 self.reload("a disk-served file changed since it was loaded");
+            }
+            // Certificates usually live outside the roots: polled, not watched.
+            let stamps = certs::stamps(&self.settings);
+            if stamps != cert_stamps {
+                cert_stamps = stamps;
+                self.reload("a certificate file changed");
             }
             if let Some(w) = &mut watch {
                 if let Some(why) = w.refresh(&self.settings) {

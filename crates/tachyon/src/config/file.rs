@@ -35,6 +35,8 @@ pub struct ConfigFile {
     pub compression: FileCompression,
     #[serde(default)]
     pub limits: FileLimits,
+    #[serde(default)]
+    pub tls: FileTls,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<FileHeaders>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -55,6 +57,23 @@ pub struct FileHost {
     pub clean_urls: Option<bool>,
     pub fallback: Option<String>,
     pub not_found_page: Option<String>,
+    /// This host's certificate, chosen by SNI.
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+}
+
+/// The `[tls]` table.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileTls {
+    pub listen: Option<Vec<String>>,
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
+    pub self_signed: Option<bool>,
+    pub redirect_https: Option<bool>,
+    /// `Strict-Transport-Security` max-age; absent: not sent.
+    pub hsts: Option<String>,
 }
 
 /// The `[compression]` table.

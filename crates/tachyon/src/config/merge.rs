@@ -16,13 +16,19 @@ use tachyon_http::request::HeadLimits;
 use tachyon_server::Limits;
 use tachyon_snapshot::{Compression, HeaderRule, LoadOptions, RedirectRule};
 
-use super::file::{ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileRedirect};
+use super::file::{
+    ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileRedirect, FileTls,
+};
 use super::units::{parse_duration, parse_size};
 use super::VirtualHost;
+use super::{Identity, KeyFiles, TlsSettings};
 use crate::cli::Args;
 
 /// The address used when neither the command line nor the file gives one.
 pub const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
+
+/// Where HTTPS listens when a certificate is given and no address.
+pub const DEFAULT_HTTPS: &str = "0.0.0.0:8443";
 
 /// A value from the command line or the file, parsed, else `default`.
 fn pick<T>(
@@ -57,21 +63,87 @@ fn duration(
 }
 
 pub(super) fn listen(args: &Args, file: &ConfigFile) -> anyhow::Result<Vec<SocketAddr>> {
-    let raw = match (&args.listen[..], &file.listen) {
+    addresses(&args.listen, file.listen.as_ref(), DEFAULT_LISTEN, "listen")
+}
+
+/// Addresses from the command line, else the file, else `default`.
+fn addresses(
+    cli: &[String],
+    file: Option<&Vec<String>>,
+    default: &str,
+    key: &str,
+) -> anyhow::Result<Vec<SocketAddr>> {
+    let raw = match (cli, file) {
         ([], Some(listed)) => listed.clone(),
-        ([], None) => vec![DEFAULT_LISTEN.to_string()],
+        ([], None) => vec![default.to_string()],
         (given, _) => given.to_vec(),
     };
     if raw.is_empty() {
-        bail!("listen: at least one address is needed");
+        bail!("{key}: at least one address is needed");
     }
     raw.iter()
         .map(|a| {
             a.parse::<SocketAddr>().with_context(|| {
-                format!("listen: {a:?} is not an address like 127.0.0.1:8080 or [::]:8080")
+                format!("{key}: {a:?} is not an address like 127.0.0.1:8080 or [::]:8080")
             })
         })
         .collect()
+}
+
+/// HTTPS, when a certificate is configured (for the default site, made up
+/// with `self_signed`, or for a virtual host); `None` otherwise, and then
+/// the options that only make sense with HTTPS are errors.
+pub(super) fn tls(
+    args: &Args,
+    file: &FileTls,
+    hosts: &[VirtualHost],
+) -> anyhow::Result<Option<TlsSettings>> {
+    let cert = args.tls_cert.clone().or(file.cert.clone());
+    let key = args.tls_key.clone().or(file.key.clone());
+    let self_signed = args.tls_self_signed || file.self_signed.unwrap_or(false);
+    let identity = match (cert, key, self_signed) {
+        (Some(_), Some(_), true) => {
+            bail!("tls.self_signed: cannot be combined with a certificate (tls.cert)")
+        }
+        (Some(cert), Some(key), false) => Identity::Files(KeyFiles { cert, key }),
+        (Some(_), None, _) => bail!("tls.key: the certificate (tls.cert) needs its key"),
+        (None, Some(_), _) => bail!("tls.cert: the key (tls.key) needs its certificate"),
+        (None, None, true) => Identity::SelfSigned,
+        (None, None, false) => Identity::VirtualHostsOnly,
+    };
+    let redirect_https = args.redirect_https || file.redirect_https.unwrap_or(false);
+    let hsts = pick(
+        args.hsts.as_ref(),
+        file.hsts.as_ref(),
+        "tls.hsts",
+        None,
+        |text| parse_duration(text).map(Some),
+    )?;
+    let listen = addresses(
+        &args.https,
+        file.listen.as_ref(),
+        DEFAULT_HTTPS,
+        "tls.listen",
+    )?;
+    if matches!(identity, Identity::VirtualHostsOnly) && !hosts.iter().any(|h| h.tls.is_some()) {
+        let needs = "needs a certificate (tls.cert and tls.key, or tls.self_signed)";
+        if redirect_https {
+            bail!("tls.redirect_https: redirecting to HTTPS {needs}");
+        }
+        if hsts.is_some() {
+            bail!("tls.hsts: Strict-Transport-Security {needs}");
+        }
+        if !args.https.is_empty() || file.listen.is_some() {
+            bail!("tls.listen: serving HTTPS {needs}");
+        }
+        return Ok(None);
+    }
+    Ok(Some(TlsSettings {
+        listen,
+        identity,
+        redirect_https,
+        hsts,
+    }))
 }
 
 pub(super) fn threads(args: &Args, file: &ConfigFile) -> anyhow::Result<usize> {
@@ -227,10 +299,19 @@ pub(super) fn virtual_hosts(
             options.not_found_page =
                 site_path(host.not_found_page.as_ref(), &at("not_found_page"))?;
         }
+        let tls = match (&host.tls_cert, &host.tls_key) {
+            (Some(cert), Some(key)) => Some(KeyFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+            }),
+            (None, None) => None,
+            _ => bail!("{}: tls_cert and tls_key go together", at("tls_cert")),
+        };
         built.push(VirtualHost {
             names: host.names.clone(),
             root: host.root.clone(),
             load: options,
+            tls,
         });
     }
     Ok(built)

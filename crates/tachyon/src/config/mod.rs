@@ -9,21 +9,52 @@ mod units;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use tachyon_server::Limits;
 use tachyon_snapshot::LoadOptions;
 
 use crate::cli::Args;
-use file::{ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileRedirect};
-pub use merge::DEFAULT_LISTEN;
+use file::{ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileRedirect, FileTls};
+pub use merge::{DEFAULT_HTTPS, DEFAULT_LISTEN};
 pub use units::{format_duration, format_size, parse_duration, parse_size};
 
-/// A virtual host, checked: its names, root and complete load options.
+/// A virtual host, checked: its names, root, complete load options and
+/// its own certificate, if it has one.
 #[derive(Debug, Clone)]
 pub struct VirtualHost {
     pub names: Vec<String>,
     pub root: PathBuf,
     pub load: LoadOptions,
+    pub tls: Option<KeyFiles>,
+}
+
+/// A certificate chain and its private key, as PEM files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+/// Where the certificate for names no virtual host claims comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Identity {
+    Files(KeyFiles),
+    /// Made at start for localhost (`--tls-self-signed`).
+    SelfSigned,
+    /// None: only the virtual hosts' names get a handshake.
+    VirtualHostsOnly,
+}
+
+/// HTTPS, checked.
+#[derive(Debug, Clone)]
+pub struct TlsSettings {
+    pub listen: Vec<SocketAddr>,
+    pub identity: Identity,
+    /// Plain listeners answer with a 308 to the HTTPS URL.
+    pub redirect_https: bool,
+    /// `Strict-Transport-Security: max-age`, when sent.
+    pub hsts: Option<Duration>,
 }
 
 /// The effective configuration: every value parsed and checked.
@@ -36,6 +67,8 @@ pub struct Settings {
     /// Virtual hosts; requests naming none of them get `root`.
     pub hosts: Vec<VirtualHost>,
     pub limits: Limits,
+    /// HTTPS, when a certificate is configured.
+    pub tls: Option<TlsSettings>,
     /// Reload when files under the root change.
     pub watch: bool,
     pub quiet: bool,
@@ -89,10 +122,12 @@ impl Settings {
         let cors = args.cors.clone().or(file.cors.clone());
         load.header_rules = merge::header_rules(cors.as_deref(), &file.headers)?;
         load.redirects = merge::redirects(&file.redirects)?;
+        let hosts = merge::virtual_hosts(&file.hosts, &load, listing_by_default)?;
         Ok(Settings {
             listen: merge::listen(args, &file)?,
             threads: merge::threads(args, &file)?,
-            hosts: merge::virtual_hosts(&file.hosts, &load, listing_by_default)?,
+            tls: merge::tls(args, &file.tls, &hosts)?,
+            hosts,
             limits: merge::limits(args, &file.limits)?,
             root,
             load,
@@ -148,6 +183,20 @@ impl Settings {
                 max_target_bytes: Some(format_size(l.head.max_target_bytes as u64)),
                 max_discard_body: Some(format_size(l.max_discard_body)),
             },
+            tls: self.tls.as_ref().map_or_else(FileTls::default, |tls| {
+                let files = match &tls.identity {
+                    Identity::Files(files) => Some(files),
+                    _ => None,
+                };
+                FileTls {
+                    listen: Some(tls.listen.iter().map(ToString::to_string).collect()),
+                    cert: files.map(|f| f.cert.clone()),
+                    key: files.map(|f| f.key.clone()),
+                    self_signed: Some(tls.identity == Identity::SelfSigned),
+                    redirect_https: Some(tls.redirect_https),
+                    hsts: tls.hsts.map(format_duration),
+                }
+            }),
             headers: self.headers.clone(),
             redirects: self.redirects.clone(),
             hosts: self.file_hosts.clone(),

@@ -25,7 +25,7 @@ pub fn parse_size(text: &str) -> anyhow::Result<u64> {
         .ok_or_else(|| anyhow::anyhow!("size is too large"))
 }
 
-/// A duration: a number of seconds, or a number with ms, s, m or h.
+/// A duration: a number of seconds, or a number with ms, s, m, h or d.
 pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -39,7 +39,8 @@ pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
         "ms" => Duration::from_millis(n),
         "m" => Duration::from_secs(n * 60),
         "h" => Duration::from_secs(n * 3600),
-        other => bail!("unknown duration unit {other:?}; expected ms, s, m or h"),
+        "d" => Duration::from_secs(n * 86_400),
+        other => bail!("unknown duration unit {other:?}; expected ms, s, m, h or d"),
     })
 }
 
@@ -62,6 +63,7 @@ pub fn format_duration(d: Duration) -> String {
     let s = ms / 1000;
     match s {
         0 => "0s".to_string(),
+        s if s % 86_400 == 0 => format!("{}d", s / 86_400),
         s if s % 3600 == 0 => format!("{}h", s / 3600),
         s if s % 60 == 0 => format!("{}m", s / 60),
         s => format!("{s}s"),
@@ -94,7 +96,7 @@ mod tests {
         for text in ["16KiB", "512MiB", "1000B", "1GiB"] {
             assert_eq!(format_size(parse_size(text).unwrap()), text);
         }
-        for text in ["10s", "500ms", "2m", "1h", "90s"] {
+        for text in ["10s", "500ms", "2m", "1h", "90s", "365d"] {
             assert_eq!(format_duration(parse_duration(text).unwrap()), text);
         }
     }

@@ -18,3 +18,4 @@ mod range;
 mod reload;
 mod screenshot;
 mod security;
+mod tls;

@@ -127,7 +127,10 @@ impl Server {
                 }
             }
         };
-        let hostport = url.trim_start_matches("http://").trim_end_matches('/');
+        let hostport = url
+            .trim_start_matches("http://")
+            .trim_start_matches("https://")
+            .trim_end_matches('/');
         let addr: SocketAddr = hostport.parse().expect("address in URL");
         Server {
             child,

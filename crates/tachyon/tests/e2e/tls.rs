@@ -1,0 +1,509 @@
+//! HTTPS: certificates chosen by SNI, ALPN, resumption, hot swap, the
+//! options around TLS (redirect, HSTS), and what the TLS port does with
+//! clients that do not speak TLS. Certificates come from a test CA made
+//! per spec; curl and openssl s_client are the clients.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{run, run_tachyon, Server, TestSite};
+
+/// A certificate authority of the spec's own, and the files it issues.
+struct Pki {
+    dir: TestSite,
+    ca: rcgen::Certificate,
+    ca_key: rcgen::KeyPair,
+}
+
+/// A certificate chain and key written as PEM files.
+struct Issued {
+    cert: PathBuf,
+    key: PathBuf,
+}
+
+impl Pki {
+    fn new() -> Pki {
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "tachyon test CA");
+        let ca = params.self_signed(&ca_key).unwrap();
+        let dir = TestSite::new();
+        dir.file("ca.pem", ca.pem());
+        Pki { dir, ca, ca_key }
+    }
+
+    fn ca_file(&self) -> String {
+        self.dir.path("ca.pem").to_str().unwrap().to_string()
+    }
+
+    /// A certificate for `names`, its common name `cn`, saved as `cn.pem`
+    /// and `cn.key`.
+    fn issue(&self, cn: &str, names: &[&str]) -> Issued {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        let mut params = rcgen::CertificateParams::new(names).unwrap();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, cn);
+        let cert = params.signed_by(&key, &self.ca, &self.ca_key).unwrap();
+        self.dir.file(&format!("{cn}.pem"), cert.pem());
+        self.dir.file(&format!("{cn}.key"), key.serialize_pem());
+        Issued {
+            cert: self.dir.path(&format!("{cn}.pem")),
+            key: self.dir.path(&format!("{cn}.key")),
+        }
+    }
+}
+
+fn path(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Starts tachyon on `root` with HTTPS on an ephemeral port and `args`;
+/// returns the server and its HTTPS address.
+fn start_https(root: &std::path::Path, issued: &Issued, args: &[&str]) -> (Server, SocketAddr) {
+    let mut all = vec![
+        "--https",
+        "127.0.0.1:0",
+        "--tls-cert",
+        path(&issued.cert),
+        "--tls-key",
+        path(&issued.key),
+    ];
+    all.extend_from_slice(args);
+    let server = Server::start(root, &all);
+    let https = https_addr(&server);
+    (server, https)
+}
+
+/// The HTTPS address from the server's `serving … on https://…` line.
+fn https_addr(server: &Server) -> SocketAddr {
+    let line = server
+        .wait_for_line("on https://", Duration::from_secs(10))
+        .expect("an https URL line");
+    let url = line.split_once("https://").unwrap().1;
+    url.split('/').next().unwrap().parse().unwrap()
+}
+
+/// `curl` against `https://NAME:PORT/PATH` resolved to the server, trusting
+/// the test CA; returns (success, stdout, stderr).
+fn curl(
+    pki: &Pki,
+    at: SocketAddr,
+    name: &str,
+    target: &str,
+    extra: &[&str],
+) -> (bool, String, String) {
+    let resolve = format!("{name}:{}:127.0.0.1", at.port());
+    let url = format!("https://{name}:{}{target}", at.port());
+    let ca = pki.ca_file();
+    let mut args = vec![
+        "-sS",
+        "--max-time",
+        "10",
+        "--cacert",
+        &ca,
+        "--resolve",
+        &resolve,
+    ];
+    args.extend_from_slice(extra);
+    args.push(&url);
+    run("curl", &args)
+}
+
+/// The subject openssl s_client prints for the certificate it got, without
+/// blanks (`subject=CN=localhost`; OpenSSL 3.0 writes `CN = localhost`).
+fn served_subject(at: SocketAddr, name: &str) -> String {
+    let (_, out, _) = s_client(at, name, &[], b"");
+    out.lines()
+        .find(|l| l.starts_with("subject="))
+        .unwrap_or_default()
+        .replace(' ', "")
+}
+
+/// Runs `openssl s_client` with `input` on its stdin; returns (success,
+/// stdout, stderr).
+fn s_client(at: SocketAddr, name: &str, extra: &[&str], input: &[u8]) -> (bool, String, String) {
+    let connect = format!("127.0.0.1:{}", at.port());
+    let mut child = Command::new("openssl")
+        .args(["s_client", "-connect", &connect, "-servername", name])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("openssl is required for this test");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn https_serves_the_site_over_http_1_1_with_hsts_only_on_tls() {
+    let site = TestSite::new();
+    site.file("a.txt", "secret sauce");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (server, https) = start_https(&site.path(""), &issued, &["--hsts"]);
+    let (ok, out, err) = curl(
+        &pki,
+        https,
+        "localhost",
+        "/a.txt",
+        &["-D", "-", "-w", "\nversion=%{http_version}"],
+    );
+    assert!(ok, "{err}");
+    assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+    assert!(out.contains("\r\nsecret sauce\nversion=1.1"), "{out}");
+    assert!(
+        out.to_ascii_lowercase()
+            .contains("strict-transport-security: max-age=31536000\r\n"),
+        "{out}"
+    );
+    // RFC 6797 §7.2: never over plain HTTP.
+    let plain = server.connect().get("/a.txt", "");
+    assert_eq!(plain.status, 200);
+    assert_eq!(plain.header("strict-transport-security"), None);
+}
+
+#[test]
+fn each_virtual_host_gets_its_own_certificate_by_sni() {
+    let site = TestSite::new();
+    site.file("www/index.html", "default home")
+        .file("docs/index.html", "docs home");
+    let pki = Pki::new();
+    let default = pki.issue("localhost", &["localhost"]);
+    let docs = pki.issue("docs.test", &["docs.test"]);
+    site.file(
+        "tachyon.toml",
+        format!(
+            "[[hosts]]\nnames = [\"docs.test\"]\nroot = {:?}\ntls_cert = {:?}\ntls_key = {:?}\n",
+            path(&site.path("docs")),
+            path(&docs.cert),
+            path(&docs.key)
+        ),
+    );
+    let conf = site.path("tachyon.toml");
+    let (_server, https) = start_https(&site.path("www"), &default, &["--config", path(&conf)]);
+    // Each name verifies against its own certificate: the default one does
+    // not cover docs.test, nor the docs one localhost.
+    let (ok, body, err) = curl(&pki, https, "docs.test", "/", &[]);
+    assert!(ok, "{err}");
+    assert_eq!(body, "docs home");
+    let (ok, body, err) = curl(&pki, https, "localhost", "/", &[]);
+    assert!(ok, "{err}");
+    assert_eq!(body, "default home");
+    // A name nobody claims gets the default certificate.
+    assert!(served_subject(https, "other.test").contains("CN=localhost"));
+    assert!(served_subject(https, "DOCS.test").contains("CN=docs.test"));
+}
+
+#[test]
+fn plain_http_on_the_tls_port_is_told_so_in_plaintext() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let mut raw = crate::support::Raw::connect(https);
+    let r = raw.get("/a.txt", "");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.header("connection"), Some("close"));
+    assert!(raw.is_closed());
+}
+
+#[test]
+fn garbage_and_silence_on_the_tls_port_are_closed_and_the_worker_keeps_serving() {
+    let site = TestSite::new();
+    site.file("a.txt", "still here");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(
+        &site.path(""),
+        &issued,
+        &["--threads", "1", "--header-timeout", "1s"],
+    );
+    // A record header that claims a handshake, then garbage.
+    let mut garbage = TcpStream::connect(https).unwrap();
+    garbage
+        .write_all(&[0x16, 0x03, 0x01, 0x00, 0x05, 0xde, 0xad, 0xbe, 0xef, 0x00])
+        .unwrap();
+    garbage
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut sink = Vec::new();
+    let _ = garbage.read_to_end(&mut sink);
+    // Whatever came back (an alert) came within the timeout, then the close.
+    assert!(sink.len() < 64, "{sink:?}");
+    // A client that connects and says nothing: the handshake runs under
+    // the header timeout.
+    let started = Instant::now();
+    let mut silent = TcpStream::connect(https).unwrap();
+    silent
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let n = silent.read(&mut [0u8; 16]).unwrap_or(0);
+    assert_eq!(n, 0, "closed without a byte");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let (ok, body, err) = curl(&pki, https, "localhost", "/a.txt", &[]);
+    assert!(ok, "{err}");
+    assert_eq!(body, "still here");
+}
+
+#[test]
+fn redirect_https_sends_plain_requests_to_the_same_url_on_https() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (server, https) = start_https(&site.path(""), &issued, &["--redirect-https"]);
+    let mut c = server.connect();
+    let r = c.get_from("example.test:8080", "/a.txt?x=1", "");
+    assert_eq!(r.status, 308);
+    assert_eq!(
+        r.header("location"),
+        Some(format!("https://example.test:{}/a.txt?x=1", https.port()).as_str())
+    );
+    // The Host is echoed into Location only when it is a host name.
+    let r = c.get_from("evil.test/@x", "/", "");
+    assert_eq!(r.status, 400);
+    // HTTPS itself serves the file.
+    let (ok, body, err) = curl(&pki, https, "localhost", "/a.txt", &[]);
+    assert!(ok, "{err}");
+    assert_eq!(body, "a");
+}
+
+#[test]
+fn a_session_resumes_from_its_ticket() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let session = site.path("session.pem");
+    let request = b"GET /a.txt HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    for version in ["-tls1_3", "-tls1_2"] {
+        let (_, first, err) = s_client(
+            https,
+            "localhost",
+            &[version, "-ign_eof", "-sess_out", path(&session)],
+            request,
+        );
+        assert!(first.contains("New, TLSv1"), "{first}{err}");
+        let (_, second, err) = s_client(
+            https,
+            "localhost",
+            &[version, "-ign_eof", "-sess_in", path(&session)],
+            request,
+        );
+        assert!(second.contains("Reused, TLSv1"), "{version}: {second}{err}");
+    }
+}
+
+#[test]
+fn a_renewed_certificate_is_served_without_a_restart_and_a_broken_one_is_refused() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (server, https) = start_https(&site.path(""), &issued, &[]);
+    assert!(served_subject(https, "localhost").contains("CN=localhost"));
+    // Requests keep succeeding while the certificate changes under them.
+    let ca = pki.ca_file();
+    let load = std::thread::spawn(move || {
+        let url = format!("https://localhost:{}/a.txt", https.port());
+        let resolve = format!("localhost:{}:127.0.0.1", https.port());
+        (0..30)
+            .filter(|_| {
+                let (ok, body, _) = run(
+                    "curl",
+                    &[
+                        "-sS",
+                        "--max-time",
+                        "5",
+                        "--cacert",
+                        &ca,
+                        "--resolve",
+                        &resolve,
+                        &url,
+                    ],
+                );
+                !(ok && body == "a")
+            })
+            .count()
+    });
+    // A renewal as certbot does it: new files in place of the old.
+    let renewed = pki.issue("renewed", &["localhost"]);
+    std::fs::copy(&renewed.key, site.path("next.key")).unwrap();
+    std::fs::copy(&renewed.cert, site.path("next.pem")).unwrap();
+    std::fs::rename(site.path("next.key"), &issued.key).unwrap();
+    std::fs::rename(site.path("next.pem"), &issued.cert).unwrap();
+    assert!(
+        server
+            .wait_for_line(
+                "reloaded (a certificate file changed)",
+                Duration::from_secs(10)
+            )
+            .is_some(),
+        "no reload"
+    );
+    assert!(served_subject(https, "localhost").contains("CN=renewed"));
+    assert_eq!(load.join().unwrap(), 0, "failed requests during the swap");
+    // A key that does not belong to the certificate: the old pair stays.
+    let stranger = pki.issue("stranger", &["localhost"]);
+    std::fs::copy(&stranger.key, &issued.key).unwrap();
+    let warning = server
+        .wait_for_line("keeping the previous certificates", Duration::from_secs(10))
+        .expect("a warning");
+    assert!(warning.contains("do not belong together"), "{warning}");
+    assert!(served_subject(https, "localhost").contains("CN=renewed"));
+}
+
+#[test]
+fn a_missing_or_mismatched_certificate_at_start_is_an_error_naming_the_file() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let pki = Pki::new();
+    let one = pki.issue("one", &["localhost"]);
+    let two = pki.issue("two", &["localhost"]);
+    let root = path(&site.path("")).to_string();
+    let missing = site.path("nope.pem");
+    let exit = run_tachyon([
+        &root,
+        "--listen",
+        "127.0.0.1:0",
+        "--https",
+        "127.0.0.1:0",
+        "--tls-cert",
+        path(&missing),
+        "--tls-key",
+        path(&one.key),
+    ]);
+    assert_ne!(exit.code, Some(0));
+    assert!(exit.stderr.contains(path(&missing)), "{}", exit.stderr);
+    let exit = run_tachyon([
+        &root,
+        "--listen",
+        "127.0.0.1:0",
+        "--https",
+        "127.0.0.1:0",
+        "--tls-cert",
+        path(&one.cert),
+        "--tls-key",
+        path(&two.key),
+    ]);
+    assert_ne!(exit.code, Some(0));
+    assert!(
+        exit.stderr.contains("do not belong together"),
+        "{}",
+        exit.stderr
+    );
+    let exit = run_tachyon([&root, "--redirect-https"]);
+    assert_eq!(exit.code, Some(2));
+    assert!(
+        exit.stderr.contains("tls.redirect_https"),
+        "{}",
+        exit.stderr
+    );
+}
+
+#[test]
+fn self_signed_serves_localhost_and_prints_its_fingerprint() {
+    let site = TestSite::new();
+    site.file("a.txt", "dev");
+    let server = Server::start(
+        &site.path(""),
+        &["--https", "127.0.0.1:0", "--tls-self-signed"],
+    );
+    let line = server
+        .startup
+        .iter()
+        .find(|l| l.contains("self-signed"))
+        .expect("a fingerprint line")
+        .clone();
+    let fingerprint = line.rsplit(' ').next().unwrap().to_string();
+    assert_eq!(fingerprint.len(), 32 * 3 - 1, "{line}");
+    let https = https_addr(&server);
+    let (_, out, _) = s_client(https, "localhost", &["-showcerts"], b"");
+    let pem_start = out.find("-----BEGIN CERTIFICATE-----").unwrap();
+    let pem_end = out.find("-----END CERTIFICATE-----").unwrap() + 25;
+    site.file("served.pem", &out[pem_start..pem_end]);
+    let (ok, digest, _) = run(
+        "openssl",
+        &[
+            "x509",
+            "-noout",
+            "-fingerprint",
+            "-sha256",
+            "-in",
+            path(&site.path("served.pem")),
+        ],
+    );
+    assert!(ok);
+    assert!(
+        digest.trim().ends_with(&fingerprint),
+        "{digest} vs {fingerprint}"
+    );
+}
+
+/// testssl.sh, the tool operators run before going live: no vulnerability,
+/// no weak protocol, no weak cipher.
+#[test]
+fn testssl_finds_nothing_weak() {
+    let site = TestSite::new();
+    site.file("index.html", "<!doctype html><title>t</title>");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let report = site.path("testssl.json");
+    let target = format!("127.0.0.1:{}", https.port());
+    let (_, out, err) = run(
+        "testssl",
+        &[
+            "--quiet",
+            "--color",
+            "0",
+            "--warnings",
+            "off",
+            "--protocols",
+            "--std",
+            "--vulnerable",
+            "--jsonfile",
+            path(&report),
+            &target,
+        ],
+    );
+    let json = std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("{out}{err}"));
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    let bad: Vec<String> = findings
+        .iter()
+        .filter(|f| {
+            matches!(
+                f["severity"].as_str(),
+                Some("LOW" | "MEDIUM" | "HIGH" | "CRITICAL")
+            )
+        })
+        .map(|f| format!("{} {}: {}", f["severity"], f["id"], f["finding"]))
+        .collect();
+    assert!(bad.is_empty(), "testssl flagged:\n{}", bad.join("\n"));
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["id"] == "TLS1_3" && f["finding"] == "offered with final"),
+        "TLS 1.3 offered"
+    );
+}
