@@ -140,6 +140,7 @@ pub fn abuse(opts: &AbuseOptions) -> anyhow::Result<()> {
         tachyon_bin: bench_bin.with_file_name("tachyon"),
         bench_bin,
         workers: opts.workers,
+        tls: None,
     };
     let mut rows = Vec::new();
     for round in 1..=opts.rounds {

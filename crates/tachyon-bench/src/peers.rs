@@ -81,6 +81,22 @@ impl Peer {
             })
     }
 
+    /// Whether the `tls` suite can run it (a `-tls` config twin, or
+    /// tachyon's own options; a baseline build is taken to have them).
+    pub fn speaks_tls(self) -> bool {
+        matches!(
+            self,
+            Peer::Tachyon
+                | Peer::TachyonBare
+                | Peer::TachyonSendfile
+                | Peer::TachyonBaseline
+                | Peer::Nginx
+                | Peer::Lighttpd
+                | Peer::H2o
+                | Peer::Caddy
+        )
+    }
+
     /// The executable that must be installed (None: built from this workspace).
     pub fn program(self) -> Option<&'static str> {
         match self {
@@ -142,6 +158,31 @@ pub struct Env {
     pub tachyon_bin: PathBuf,
     pub bench_bin: PathBuf,
     pub workers: usize,
+    /// Serve HTTPS only, with this certificate (the `tls` suite).
+    pub tls: Option<TlsFiles>,
+}
+
+/// The certificate every server of a TLS run uses: one ECDSA P-256 key
+/// and a self-signed certificate for 127.0.0.1, as PEM files.
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+impl TlsFiles {
+    /// Makes the certificate in `dir`.
+    pub fn make(dir: &Path) -> anyhow::Result<TlsFiles> {
+        let names = ["127.0.0.1", "localhost"].map(String::from).to_vec();
+        let made = rcgen::generate_simple_self_signed(names).context("making a certificate")?;
+        let files = TlsFiles {
+            cert: dir.join("bench-cert.pem"),
+            key: dir.join("bench-key.pem"),
+        };
+        std::fs::write(&files.cert, made.cert.pem())?;
+        std::fs::write(&files.key, made.key_pair.serialize_pem())?;
+        Ok(files)
+    }
 }
 
 /// A started server.
@@ -152,6 +193,8 @@ pub struct Running {
     /// RSS of the process tree right after it answered its first request.
     pub rss_at_rest: u64,
     pub binary_bytes: Option<u64>,
+    /// Speaks HTTPS (a TLS run).
+    pub tls: bool,
 }
 
 impl Running {
@@ -176,6 +219,7 @@ impl Running {
             child,
             rss_at_rest: 0,
             binary_bytes,
+            tls: env.tls.is_some(),
         };
         running.wait_ready(env)?;
         running.rss_at_rest = crate::proc::rss_bytes(running.pid());
@@ -191,7 +235,8 @@ impl Running {
     }
 
     pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}{path}", self.port)
     }
 
     pub fn is_alive(&mut self) -> bool {
@@ -211,7 +256,12 @@ impl Running {
                     log.trim()
                 );
             }
-            if probe(self.addr(), "/1k").is_ok_and(|status| status == 200) {
+            let answered = if self.tls {
+                probe_tls(&self.url("/1k"))
+            } else {
+                probe(self.addr(), "/1k")
+            };
+            if answered.is_ok_and(|status| status == 200) {
                 return Ok(());
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -250,6 +300,19 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
     let workers = env.workers.to_string();
     let root = env.root.display().to_string();
     let render = |template: &str| -> anyhow::Result<PathBuf> {
+        // A TLS run uses each template's `-tls` twin (nginx-tuned-tls.conf).
+        let template = match (&env.tls, template.split_once('.')) {
+            (None, _) => template.to_string(),
+            (Some(_), Some((stem, ext))) => format!("{stem}-tls.{ext}"),
+            (Some(_), None) => format!("{template}-tls"),
+        };
+        let template = template.as_str();
+        let (cert, key) = env
+            .tls
+            .as_ref()
+            .map_or((String::new(), String::new()), |t| {
+                (t.cert.display().to_string(), t.key.display().to_string())
+            });
         let text = std::fs::read_to_string(env.peers_dir.join(template)).with_context(|| {
             format!(
                 "reading peer config {}",
@@ -263,7 +326,9 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
             .replace("{{WORKERS}}", &workers)
             .replace("{{RUN}}", &env.run_dir.display().to_string())
             .replace("{{USER}}", &user)
-            .replace("{{GROUP}}", &group);
+            .replace("{{GROUP}}", &group)
+            .replace("{{TLS_CERT}}", &cert)
+            .replace("{{TLS_KEY}}", &key);
         let out = env.run_dir.join(format!("{}-{template}", peer.name()));
         std::fs::write(&out, text)?;
         Ok(out)
@@ -275,13 +340,18 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
                 Peer::TachyonBaseline => Command::new(baseline_bin()?),
                 _ => Command::new(&env.tachyon_bin),
             };
-            c.arg(&env.root).args([
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-                "--threads",
-                &workers,
-                "--quiet",
-            ]);
+            c.arg(&env.root).args(["--threads", &workers, "--quiet"]);
+            match &env.tls {
+                None => c.args(["--listen", &format!("127.0.0.1:{port}")]),
+                // HTTPS on the port; the plain listener somewhere unused.
+                Some(tls) => c
+                    .args(["--listen", "127.0.0.1:0", "--https"])
+                    .arg(format!("127.0.0.1:{port}"))
+                    .arg("--tls-cert")
+                    .arg(&tls.cert)
+                    .arg("--tls-key")
+                    .arg(&tls.key),
+            };
             if peer != Peer::TachyonBare {
                 // Listing on (and compression and watching, the defaults):
                 // the figures are for the server as a site owner runs it.
@@ -416,6 +486,25 @@ pub fn probe(addr: SocketAddr, path: &str) -> anyhow::Result<u16> {
     stream.read_exact(&mut head)?;
     let text = std::str::from_utf8(&head)?;
     Ok(text[9..12].parse()?)
+}
+
+/// One GET over HTTPS (curl, certificate not checked: the run made it);
+/// returns the status code.
+fn probe_tls(url: &str) -> anyhow::Result<u16> {
+    let out = Command::new("curl")
+        .args([
+            "-sk",
+            "--max-time",
+            "2",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            url,
+        ])
+        .output()
+        .context("curl probes HTTPS servers")?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().parse()?)
 }
 
 /// Where the workspace's bench/peers folder is.

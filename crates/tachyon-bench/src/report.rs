@@ -178,6 +178,9 @@ fn seed_name(seed: &str) -> &'static str {
         "i4" => {
             "issue 4 (a 100 KB script, compressed: tachyon's built variants vs nginx gzip_static)"
         }
+        "i15" => {
+            "issue 15 (HTTPS: one ECDSA P-256 certificate, TLS 1.3, every server's own resumption)"
+        }
         _ => "",
     }
 }
@@ -206,7 +209,11 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
-        section.intro = format!("Reproduces {}.", seeds.join(", "));
+        section.intro = if seeds.is_empty() {
+            String::new()
+        } else {
+            format!("Reproduces {}.", seeds.join(", "))
+        };
         for cell in &in_suite {
             section.tables.push(cell_table(cell));
         }

@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::clients;
 use crate::machine::{cpu, machine_facts};
-use crate::peers::{Env, Peer, Running};
+use crate::peers::{Env, Peer, Running, TlsFiles};
 use crate::proc;
 use crate::results::{Results, Row, ServerInfo, SCHEMA_VERSION};
 use crate::suites::{self, Cell, Load, Suite, Workload};
@@ -58,7 +58,7 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     } else {
         None
     };
-    let env = prepare(opts)?;
+    let env = prepare(opts, &cells)?;
     let mut servers = Vec::new();
     for &peer in &opts.servers {
         let server = Running::start(peer, &env)?;
@@ -127,10 +127,13 @@ fn read_previous(path: &Path, servers: &[Peer]) -> anyhow::Result<Results> {
 
 /// The sites, scripts and binaries every server needs, checked before
 /// anything starts.
-fn prepare(opts: &RunOptions) -> anyhow::Result<Env> {
+fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
     let www = opts.out.join("www");
     let run_dir = opts.out.join("run");
     scratch_dir(&run_dir)?;
+    let tls = tls_run(cells, &opts.servers)?
+        .then(|| TlsFiles::make(&run_dir))
+        .transpose()?;
     crate::site::generate(&www)?;
     crate::site::generate_small(&opts.out.join("www-small"))?;
     for script in [suites::Script::FabRandom, suites::Script::Pipeline16] {
@@ -168,7 +171,32 @@ fn prepare(opts: &RunOptions) -> anyhow::Result<Env> {
         tachyon_bin,
         bench_bin,
         workers: opts.workers,
+        tls,
     })
+}
+
+/// Whether this run serves HTTPS: when its cells are the `tls` suite's,
+/// which cannot share a run with plain cells, nor run servers without TLS.
+fn tls_run(cells: &[Cell], servers: &[Peer]) -> anyhow::Result<bool> {
+    let tls = cells.iter().filter(|c| c.suite == Suite::Tls).count();
+    if tls == 0 {
+        return Ok(false);
+    }
+    if tls != cells.len() {
+        bail!("the tls suite runs alone: its servers speak only HTTPS");
+    }
+    let plain_only: Vec<&str> = servers
+        .iter()
+        .filter(|p| !p.speaks_tls())
+        .map(|p| p.name())
+        .collect();
+    if !plain_only.is_empty() {
+        bail!(
+            "the tls suite needs servers with TLS; not: {}",
+            plain_only.join(", ")
+        );
+    }
+    Ok(true)
 }
 
 fn fresh_results(opts: &RunOptions, servers: &[Running]) -> Results {
@@ -480,9 +508,11 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     let mut sockets_midway = None;
     let server_before = proc::cpu(pid);
     let client_before = proc::children_cpu();
+    let started = std::time::Instant::now();
     let output = clients::run(&argv, timeout, probe_at, &mut || {
         sockets_midway = Some(proc::sockets(pid));
     });
+    let wall_s = started.elapsed().as_secs_f64();
     if let (Some(rest), Some(midway)) = (sockets_at_rest, sockets_midway) {
         row.conns_held = Some(midway.saturating_sub(rest));
     }
@@ -496,7 +526,12 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
             .with_context(|| format!("parsing the output of {}", argv[0]))
     });
     match parsed {
-        Ok(report) => {
+        Ok(mut report) => {
+            // s_time reports whole seconds only; the run's own clock is finer.
+            if report.duration_s == 0.0 {
+                report.duration_s = wall_s;
+                report.rps = report.requests as f64 / wall_s.max(1e-9);
+            }
             row.client = report;
             verify(cell, &mut row);
         }

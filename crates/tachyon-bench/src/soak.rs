@@ -91,6 +91,7 @@ pub fn soak(opts: &SoakOptions) -> anyhow::Result<()> {
         tachyon_bin: bench_bin.with_file_name("tachyon"),
         bench_bin,
         workers: opts.workers,
+        tls: None,
     };
     let mut outcomes = Vec::new();
     for &peer in &opts.servers {
@@ -649,6 +650,45 @@ fn generation_of(body: &[u8], path: &str) -> Option<u64> {
     rest.split(' ').next()?.parse().ok()
 }
 
+/// A chunked body, decoded; `true` when the connection ended before the
+/// last chunk.
+fn read_chunked(conn: &mut BufReader<TcpStream>) -> Result<(Vec<u8>, bool), String> {
+    let mut body = Vec::new();
+    loop {
+        let mut size_line = String::new();
+        match conn.read_line(&mut size_line) {
+            Ok(0) => return Ok((body, true)),
+            Ok(_) => {}
+            Err(e) => return Err(format!("reading a chunk size: {e}")),
+        }
+        let hex = size_line.trim_end().split(';').next().unwrap_or("");
+        let size = usize::from_str_radix(hex.trim(), 16)
+            .map_err(|_| format!("bad chunk size line {size_line:?}"))?;
+        if size == 0 {
+            // Trailer fields, then the blank line.
+            loop {
+                let mut line = String::new();
+                match conn.read_line(&mut line) {
+                    Ok(0) => return Ok((body, true)),
+                    Ok(_) if line.trim_end().is_empty() => return Ok((body, false)),
+                    Ok(_) => {}
+                    Err(e) => return Err(format!("reading trailers: {e}")),
+                }
+            }
+        }
+        let start = body.len();
+        body.resize(start + size + 2, 0);
+        if conn.read_exact(&mut body[start..]).is_err() {
+            body.truncate(start);
+            return Ok((body, true));
+        }
+        if &body[start + size..] != b"\r\n" {
+            return Err("a chunk not followed by CRLF".into());
+        }
+        body.truncate(start + size);
+    }
+}
+
 fn read_reply(conn: &mut BufReader<TcpStream>, head_only: bool) -> Result<Reply, String> {
     let mut status_line = String::new();
     match conn.read_line(&mut status_line) {
@@ -672,6 +712,21 @@ fn read_reply(conn: &mut BufReader<TcpStream>, head_only: bool) -> Result<Reply,
         if let Some((n, v)) = line.split_once(':') {
             headers.push((n.trim().to_string(), v.trim().to_string()));
         }
+    }
+    let chunked = headers.iter().any(|(n, v)| {
+        n.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
+    });
+    if chunked && !head_only && status != 304 {
+        // Peers compress on the fly (nginx's gzip) and send chunked bodies
+        // (RFC 9112 §7.1); tachyon never does, but their bodies are checked
+        // the same way.
+        let (body, short) = read_chunked(conn)?;
+        return Ok(Reply {
+            status,
+            headers,
+            body,
+            short,
+        });
     }
     let len = headers
         .iter()

@@ -57,6 +57,11 @@ pub enum Load {
         rate_fraction: f64,
         duration_s: u32,
     },
+    /// `openssl s_time`: one connection at a time, each a TLS handshake and
+    /// one HTTP/1.0 GET. With `resume`, every handshake after the first
+    /// resumes the first one's session (a TLS 1.3 ticket), the only stock
+    /// client here that does: ab, wrk and h2load all start afresh.
+    STime { resume: bool, duration_s: u32 },
 }
 
 /// wrk Lua scripts, written to the run directory.
@@ -121,6 +126,7 @@ impl Cell {
                 | Load::Oha { conns, .. },
             )
             | Workload::Footprint { conns } => *conns,
+            Workload::Client(Load::STime { .. }) => 1,
         }
     }
 
@@ -130,7 +136,8 @@ impl Cell {
             Workload::Client(
                 Load::Wrk { duration_s, .. }
                 | Load::H2load { duration_s, .. }
-                | Load::Oha { duration_s, .. },
+                | Load::Oha { duration_s, .. }
+                | Load::STime { duration_s, .. },
             ) => *duration_s = seconds,
             Workload::Client(Load::Ab { .. }) | Workload::Footprint { .. } => {}
         }
@@ -139,9 +146,11 @@ impl Cell {
     /// Expected seconds per run, for the progress bar's ETA.
     pub fn expected_s(&self) -> f64 {
         match &self.workload {
-            Workload::Client(Load::Wrk { duration_s, .. } | Load::H2load { duration_s, .. }) => {
-                f64::from(*duration_s)
-            }
+            Workload::Client(
+                Load::Wrk { duration_s, .. }
+                | Load::H2load { duration_s, .. }
+                | Load::STime { duration_s, .. },
+            ) => f64::from(*duration_s),
             Workload::Client(Load::Oha { duration_s, .. }) => f64::from(*duration_s) + 3.0,
             Workload::Client(Load::Ab {
                 requests,
@@ -174,12 +183,14 @@ pub enum Suite {
     Latency,
     C10k,
     Footprint,
+    /// HTTPS: every server serves TLS only (issue 15).
+    Tls,
     Quick,
     Smoke,
 }
 
 impl Suite {
-    pub const ALL: [Suite; 15] = [
+    pub const ALL: [Suite; 16] = [
         Suite::SpareCores,
         Suite::LinuxConfig,
         Suite::Boa,
@@ -193,6 +204,7 @@ impl Suite {
         Suite::Latency,
         Suite::C10k,
         Suite::Footprint,
+        Suite::Tls,
         Suite::Quick,
         Suite::Smoke,
     ];
@@ -212,6 +224,7 @@ impl Suite {
             Suite::Latency => "latency",
             Suite::C10k => "c10k",
             Suite::Footprint => "footprint",
+            Suite::Tls => "tls",
             Suite::Quick => "quick",
             Suite::Smoke => "smoke",
         }
@@ -224,7 +237,11 @@ impl Suite {
     /// Part of `all`: everything but the shortened and CI suites (and
     /// footprint, which `boa` already measures).
     fn in_all(self) -> bool {
-        !matches!(self, Suite::Quick | Suite::Smoke | Suite::Footprint)
+        // `tls` runs alone: its servers speak only HTTPS.
+        !matches!(
+            self,
+            Suite::Quick | Suite::Smoke | Suite::Footprint | Suite::Tls
+        )
     }
 
     /// This suite's cells.
@@ -243,6 +260,7 @@ impl Suite {
             Suite::Latency => latency,
             Suite::C10k => c10k,
             Suite::Footprint => footprint,
+            Suite::Tls => tls,
             Suite::Quick => quick,
             Suite::Smoke => smoke,
         };
@@ -558,6 +576,73 @@ fn large(plan: &Plan) -> Vec<Cell> {
         "/10m.bin",
         wrk(1, 8, plan.secs(10)),
     )]
+}
+
+/// Issue 15: HTTPS with one ECDSA P-256 certificate for every server. A new
+/// TLS connection per request (ab without -k: a full handshake each, so
+/// requests per server CPU-second are handshakes), resumed handshakes one
+/// at a time (s_time), keep-alive small and medium files, and a 10 MiB
+/// file in bytes per server CPU-second.
+fn tls(plan: &Plan) -> Vec<Cell> {
+    let seed = "i15";
+    vec![
+        cell(
+            Suite::Tls,
+            seed,
+            "handshake 1k c32".into(),
+            "/1k",
+            Load::Ab {
+                requests: plan.requests(20_000),
+                conns: 32,
+                keepalive: false,
+            },
+        ),
+        cell(
+            Suite::Tls,
+            seed,
+            "resumed 1k c1".into(),
+            "/1k",
+            Load::STime {
+                resume: true,
+                duration_s: plan.secs(10),
+            },
+        ),
+        cell(
+            Suite::Tls,
+            seed,
+            "1k t1 c32".into(),
+            "/1k",
+            wrk(1, 32, plan.secs(10)),
+        ),
+        cell(
+            Suite::Tls,
+            seed,
+            "1k t1 c256".into(),
+            "/1k",
+            wrk(1, 256, plan.secs(10)),
+        ),
+        cell(
+            Suite::Tls,
+            seed,
+            "64k t1 c32".into(),
+            "/64k",
+            wrk(1, 32, plan.secs(10)),
+        ),
+        cell(
+            Suite::Tls,
+            seed,
+            "10MiB t1 c8".into(),
+            "/10m.bin",
+            wrk(1, 8, plan.secs(10)),
+        ),
+        cell(
+            Suite::Tls,
+            seed,
+            "2000 idle".into(),
+            "/index.html",
+            Workload::Footprint { conns: 2000 },
+        ),
+    ]
 }
 
 /// Issue 4: a 100 KB script to clients that accept compression. What a

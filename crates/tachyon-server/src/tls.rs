@@ -52,9 +52,23 @@ pub enum TlsError {
 }
 
 /// The crypto provider every config is built with.
+#[cfg(not(feature = "aws-lc-rs"))]
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
+
+/// The crypto provider every config is built with (`--features aws-lc-rs`,
+/// kept to measure the two side by side).
+#[cfg(feature = "aws-lc-rs")]
+fn provider() -> Arc<CryptoProvider> {
+    Arc::new(rustls::crypto::aws_lc_rs::default_provider())
+}
+
+#[cfg(not(feature = "aws-lc-rs"))]
+use rustls::crypto::ring::Ticketer;
+
+#[cfg(feature = "aws-lc-rs")]
+use rustls::crypto::aws_lc_rs::Ticketer;
 
 /// Loads a PEM certificate chain (leaf first) and its private key (PKCS#8,
 /// SEC1 or PKCS#1), and checks that they belong together.
@@ -168,8 +182,7 @@ pub struct Resumption {
 impl Resumption {
     pub fn new() -> Result<Resumption, TlsError> {
         Ok(Resumption {
-            ticketer: rustls::crypto::ring::Ticketer::new()
-                .map_err(|e| TlsError::Setup(e.to_string()))?,
+            ticketer: Ticketer::new().map_err(|e| TlsError::Setup(e.to_string()))?,
             sessions: rustls::server::ServerSessionMemoryCache::new(SESSION_CACHE),
         })
     }
