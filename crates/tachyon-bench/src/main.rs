@@ -106,7 +106,8 @@ struct RunArgs {
     #[arg(long, value_delimiter = ',', default_value = "quick")]
     suite: Vec<String>,
     /// Servers, comma-separated: tachyon, tachyon-bare, tachyon-sendfile, tachyon-baseline
-    /// (the binary in TACHYON_BASELINE), floor, nginx, nginx-default, lighttpd, h2o, caddy,
+    /// (the binary in TACHYON_BASELINE), tachyon-logged (access log on), floor, nginx,
+    /// nginx-default, nginx-logged (access log on, buffer=64k), lighttpd, h2o, caddy,
     /// apache2, sws
     #[arg(
         long,

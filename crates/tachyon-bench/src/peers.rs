@@ -28,9 +28,14 @@ pub enum Peer {
     /// Another tachyon build (the binary named by `TACHYON_BASELINE`), run
     /// as `tachyon` is: a before/after comparison in one run.
     TachyonBaseline,
+    /// tachyon with the access log on (combined, to a file): what logging
+    /// costs, beside `nginx-logged`.
+    TachyonLogged,
     Floor,
     Nginx,
     NginxDefault,
+    /// nginx tuned, with `access_log … buffer=64k`.
+    NginxLogged,
     Lighttpd,
     H2o,
     Caddy,
@@ -39,14 +44,16 @@ pub enum Peer {
 }
 
 impl Peer {
-    pub const ALL: [Peer; 12] = [
+    pub const ALL: [Peer; 14] = [
         Peer::Tachyon,
         Peer::TachyonBare,
         Peer::TachyonSendfile,
         Peer::TachyonBaseline,
+        Peer::TachyonLogged,
         Peer::Floor,
         Peer::Nginx,
         Peer::NginxDefault,
+        Peer::NginxLogged,
         Peer::Lighttpd,
         Peer::H2o,
         Peer::Caddy,
@@ -60,9 +67,11 @@ impl Peer {
             Peer::TachyonBare => "tachyon-bare",
             Peer::TachyonSendfile => "tachyon-sendfile",
             Peer::TachyonBaseline => "tachyon-baseline",
+            Peer::TachyonLogged => "tachyon-logged",
             Peer::Floor => "floor",
             Peer::Nginx => "nginx",
             Peer::NginxDefault => "nginx-default",
+            Peer::NginxLogged => "nginx-logged",
             Peer::Lighttpd => "lighttpd",
             Peer::H2o => "h2o",
             Peer::Caddy => "caddy",
@@ -104,8 +113,9 @@ impl Peer {
             | Peer::TachyonBare
             | Peer::TachyonSendfile
             | Peer::TachyonBaseline
+            | Peer::TachyonLogged
             | Peer::Floor => None,
-            Peer::Nginx | Peer::NginxDefault => Some("nginx"),
+            Peer::Nginx | Peer::NginxDefault | Peer::NginxLogged => Some("nginx"),
             Peer::Lighttpd => Some("lighttpd"),
             Peer::H2o => Some("h2o"),
             Peer::Caddy => Some("caddy"),
@@ -118,7 +128,7 @@ impl Peer {
     /// workspace root; empty for installed servers.
     pub fn sources(self) -> &'static [&'static str] {
         match self {
-            Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile => &[
+            Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::TachyonLogged => &[
                 "crates/tachyon",
                 "crates/tachyon-http",
                 "crates/tachyon-server",
@@ -138,8 +148,9 @@ impl Peer {
             | Peer::TachyonBare
             | Peer::TachyonSendfile
             | Peer::TachyonBaseline
+            | Peer::TachyonLogged
             | Peer::Floor => return None,
-            Peer::Nginx | Peer::NginxDefault => ("nginx", &["-v"]),
+            Peer::Nginx | Peer::NginxDefault | Peer::NginxLogged => ("nginx", &["-v"]),
             Peer::Lighttpd => ("lighttpd", &["-v"]),
             Peer::H2o => ("h2o", &["--version"]),
             Peer::Caddy => ("caddy", &["version"]),
@@ -335,7 +346,11 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
     };
     let mut c;
     match peer {
-        Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::TachyonBaseline => {
+        Peer::Tachyon
+        | Peer::TachyonBare
+        | Peer::TachyonSendfile
+        | Peer::TachyonBaseline
+        | Peer::TachyonLogged => {
             c = match peer {
                 Peer::TachyonBaseline => Command::new(baseline_bin()?),
                 _ => Command::new(&env.tachyon_bin),
@@ -359,6 +374,10 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
                 if peer == Peer::TachyonSendfile {
                     c.arg("--sendfile");
                 }
+                if peer == Peer::TachyonLogged {
+                    c.arg("--access-log")
+                        .arg(env.run_dir.join("tachyon-access.log"));
+                }
             } else {
                 c.args(["--no-compress", "--no-watch"]);
             }
@@ -375,11 +394,11 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
                 &root,
             ]);
         }
-        Peer::Nginx | Peer::NginxDefault => {
-            let conf = render(if peer == Peer::Nginx {
-                "nginx-tuned.conf"
-            } else {
-                "nginx-default.conf"
+        Peer::Nginx | Peer::NginxDefault | Peer::NginxLogged => {
+            let conf = render(match peer {
+                Peer::Nginx => "nginx-tuned.conf",
+                Peer::NginxLogged => "nginx-logged.conf",
+                _ => "nginx-default.conf",
             })?;
             c = Command::new("nginx");
             c.arg("-c")
@@ -430,7 +449,9 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
 
 fn binary_path(peer: Peer, env: &Env) -> Option<PathBuf> {
     match peer {
-        Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile => Some(env.tachyon_bin.clone()),
+        Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::TachyonLogged => {
+            Some(env.tachyon_bin.clone())
+        }
         Peer::TachyonBaseline => baseline_bin().ok(),
         Peer::Floor => None,
         other => which(other.program()?),

@@ -65,6 +65,8 @@ pub enum BodyFraming {
 #[derive(Debug, Clone)]
 pub struct RequestHead<'a> {
     pub method: Method,
+    /// The method as sent (for logs: `Method::Other` forgets it).
+    pub raw_method: &'a [u8],
     /// The request target as sent, before any decoding.
     pub raw_target: &'a [u8],
     pub version: Version,
@@ -82,9 +84,15 @@ pub struct RequestHead<'a> {
     pub if_range: Option<&'a [u8]>,
     pub accept_encoding: Option<&'a [u8]>,
     pub accept: Option<&'a [u8]>,
+    /// Kept for the access log only.
+    pub user_agent: Option<&'a [u8]>,
+    pub referer: Option<&'a [u8]>,
 }
 
 /// The outcome of looking at the bytes received so far.
+// The head is returned by value and lives on the stack for one request;
+// boxing it to shrink `Partial` would cost an allocation per request.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Parsed<'a> {
     /// A whole head; the body (if any) starts at `head.head_len`.
@@ -135,7 +143,8 @@ pub fn parse<'a>(
         Some(1) => Version::Http11,
         _ => return Err(ParseError::Version),
     };
-    let method = match req.method.unwrap_or("").as_bytes() {
+    let raw_method = req.method.unwrap_or("").as_bytes();
+    let method = match raw_method {
         b"GET" => Method::Get,
         b"HEAD" => Method::Head,
         b"OPTIONS" => Method::Options,
@@ -143,6 +152,7 @@ pub fn parse<'a>(
     };
     let mut head = RequestHead {
         method,
+        raw_method,
         raw_target: target,
         version,
         head_len,
@@ -157,6 +167,8 @@ pub fn parse<'a>(
         if_range: None,
         accept_encoding: None,
         accept: None,
+        user_agent: None,
+        referer: None,
     };
     let scan = scan_fields(&mut head, req.headers)?;
     head.body = scan.framing(version)?;
@@ -228,6 +240,7 @@ fn scan_fields<'a>(
             }
             5 if name.eq_ignore_ascii_case(b"range") => head.range = Some(value),
             6 if name.eq_ignore_ascii_case(b"accept") => list(&mut head.accept, value, ACCEPT),
+            7 if name.eq_ignore_ascii_case(b"referer") => head.referer = Some(value),
             8 if name.eq_ignore_ascii_case(b"if-match") => {
                 list(&mut head.if_match, value, IF_MATCH)
             }
@@ -243,6 +256,7 @@ fn scan_fields<'a>(
                     }
                 }
             }
+            10 if name.eq_ignore_ascii_case(b"user-agent") => head.user_agent = Some(value),
             13 if name.eq_ignore_ascii_case(b"if-none-match") => {
                 list(&mut head.if_none_match, value, IF_NONE_MATCH)
             }

@@ -154,6 +154,7 @@ mod tests {
         let accepted = |fd: std::os::unix::net::UnixStream| Accepted {
             fd: fd.into(),
             scheme: crate::sys::Scheme::Http,
+            peer: None,
         };
         balance.hand_over(1, accepted(a));
         balance.hand_over(1, accepted(b));

@@ -18,8 +18,10 @@
 //! - A TLS connection's handshake runs under the header timeout, and its
 //!   session (rustls's buffers) is its own: nothing in it is shared.
 
+use std::net::SocketAddr;
 use std::ops::{Deref, DerefMut};
 use std::os::fd::OwnedFd;
+use std::time::Instant;
 
 use rustix::io::Errno;
 use rustix::net::{RecvFlags, Shutdown};
@@ -30,11 +32,13 @@ use tachyon_http::response::Field;
 use tachyon_http::response::{Exchange, Persistence};
 use tachyon_http::{Method, ParseError, Status, Version};
 
+use crate::access::Client;
 use crate::h1::{respond, Outcome, Source};
 use crate::limits::Limits;
 use crate::live::Generation;
 use crate::outbox::{Flush, Flushed, Outbox};
-use crate::reply::Scratch;
+use crate::reply::{Scratch, Summary};
+use crate::stats::{Closed, Observer, Timeout};
 use crate::wire::{Received, Session, Wire};
 
 /// Stop parsing pipelined requests once this much output is queued: a small
@@ -100,6 +104,8 @@ pub struct Conn {
     pub resuming: bool,
     /// HTTPS: the TLS session in front of the socket.
     session: Option<Box<Session>>,
+    /// The client's address, kept only when the access log needs it.
+    peer: Option<SocketAddr>,
 }
 
 /// What one pass of [`Conn::write_responses`] did.
@@ -125,8 +131,8 @@ pub enum Next {
     /// Its turn's budget is spent with output left: drive it again soon,
     /// without waiting for an edge that will not come.
     Resume,
-    /// Close it.
-    Close,
+    /// Close it, for this reason.
+    Close(Closed),
 }
 
 /// The worker-owned state connections borrow, one [`Turn`] at a time.
@@ -149,6 +155,8 @@ pub struct Ctx<'a> {
     /// Bytes held by this worker's connections in blocked output.
     pub queued_output: &'a mut usize,
     pub https: &'a Https,
+    /// This worker's counters and access log.
+    pub observer: &'a mut Observer,
 }
 
 /// What plain and TLS connections answer differently.
@@ -171,7 +179,11 @@ impl<'a> Ctx<'a> {
 
     /// Sends the turn's output, up to the turn's budget.
     fn flush_out(&mut self, wire: &mut Wire<'_>) -> Result<Flush, crate::outbox::SendError> {
-        self.out.flush(wire, TURN_BUDGET, self.bounce)
+        let flush = self.out.flush(wire, TURN_BUDGET, self.bounce);
+        if let Ok(flush) = &flush {
+            self.observer.sent(flush.sent);
+        }
+        flush
     }
 
     /// Returns what a closed connection had charged to the worker.
@@ -207,7 +219,13 @@ impl<'a> DerefMut for Turn<'_, 'a> {
 impl Conn {
     /// A new connection; with a session, its handshake must finish within
     /// the header timeout.
-    pub fn new(fd: OwnedFd, now: u32, limits: &Limits, session: Option<Box<Session>>) -> Conn {
+    pub fn new(
+        fd: OwnedFd,
+        now: u32,
+        limits: &Limits,
+        session: Option<Box<Session>>,
+        peer: Option<SocketAddr>,
+    ) -> Conn {
         let (phase, timeout) = match session {
             None => (Phase::Idle, limits.idle_timeout),
             Some(_) => (Phase::Head, limits.header_timeout),
@@ -226,6 +244,7 @@ impl Conn {
             lingered: 0,
             resuming: false,
             session,
+            peer,
         }
     }
 
@@ -276,7 +295,7 @@ impl Conn {
             match self.wire().drain() {
                 Ok(()) => {}
                 Err(Errno::AGAIN) => return Next::Keep,
-                Err(_) => return Next::Close,
+                Err(_) => return Next::Close(Closed::Client),
             }
         }
         loop {
@@ -284,7 +303,8 @@ impl Conn {
             let n = match wire.receive(&mut cx.read_buf[..], &mut self.readable, self.hung_up) {
                 Received::Data(n) => n,
                 Received::Drained => break,
-                Received::Closed => return Next::Close,
+                Received::Closed => return Next::Close(Closed::Client),
+                Received::Failed => return Next::Close(Closed::Tls),
                 Received::PlainHttp => return self.refuse_plain_http(cx),
             };
             let next = if self.input.is_empty() {
@@ -302,7 +322,7 @@ impl Conn {
             }
         }
         if cx.draining && self.is_quiet() {
-            return Next::Close;
+            return Next::Close(Closed::Drain);
         }
         Next::Keep
     }
@@ -314,7 +334,8 @@ impl Conn {
         flush: Result<Flush, crate::outbox::SendError>,
         cx: &mut Turn<'_, '_>,
     ) -> Result<(), Next> {
-        let flush = flush.map_err(|_| Next::Close)?;
+        let flush = flush.map_err(|_| Next::Close(Closed::Client))?;
+        cx.observer.sent(flush.sent);
         if flush.sent > 0 {
             self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
         }
@@ -330,8 +351,9 @@ impl Conn {
     fn serve_input(&mut self, data: &[u8], cx: &mut Turn<'_, '_>) -> Option<Next> {
         let mut pos = 0;
         let mut answered = false;
+        let started = cx.observer.start();
         loop {
-            let batch = self.write_responses(&data[pos..], cx);
+            let batch = self.write_responses(&data[pos..], cx, started);
             pos += batch.consumed;
             answered |= batch.answered;
             if batch.close {
@@ -341,7 +363,7 @@ impl Conn {
             }
             if !cx.out.is_empty() {
                 match cx.flush_out(&mut wire(&self.fd, &mut self.session)) {
-                    Err(_) => return Some(Next::Close),
+                    Err(_) => return Some(Next::Close(Closed::Client)),
                     Ok(Flush {
                         state: Flushed::All,
                         ..
@@ -352,7 +374,7 @@ impl Conn {
                     }
                     Ok(Flush { state, .. }) => {
                         if !self.queue_unsent(cx) {
-                            return Some(Next::Close);
+                            return Some(Next::Close(Closed::Backlog));
                         }
                         if !batch.close {
                             self.phase = Phase::Sending;
@@ -389,8 +411,14 @@ impl Conn {
         None
     }
 
-    /// Parses and answers requests from the start of `data` into `cx.out`.
-    fn write_responses(&mut self, data: &[u8], turn: &mut Turn<'_, '_>) -> Batch {
+    /// Parses and answers requests from the start of `data` into `cx.out`;
+    /// `started` is when they arrived, when requests are timed.
+    fn write_responses(
+        &mut self,
+        data: &[u8],
+        turn: &mut Turn<'_, '_>,
+        started: Option<Instant>,
+    ) -> Batch {
         let cx: &mut Ctx<'_> = turn;
         let mut batch = Batch {
             consumed: 0,
@@ -415,7 +443,8 @@ impl Conn {
                 Ok(Parsed::Complete(head)) => head,
                 Ok(Parsed::Partial) => break,
                 Err(error) => {
-                    reject(cx, error);
+                    let client = client(self.peer, &self.session);
+                    reject(cx, error, first_line(rest), &client);
                     batch.close = true;
                     batch.linger = true;
                     break;
@@ -428,7 +457,8 @@ impl Conn {
                 BodyFraming::None => {}
                 BodyFraming::Length(n) if n <= cx.limits.max_discard_body => self.discard = n,
                 BodyFraming::Length(_) => {
-                    reject(cx, ParseError::BodyTooLarge);
+                    let client = client(self.peer, &self.session);
+                    reject(cx, ParseError::BodyTooLarge, first_line(rest), &client);
                     batch.close = true;
                     batch.linger = true;
                     break;
@@ -459,7 +489,10 @@ impl Conn {
                     &[]
                 },
             };
-            if respond(&head, source, exchange, cx.scratch, cx.out) == Outcome::Close {
+            let (outcome, summary) = respond(&head, source, exchange, cx.scratch, cx.out);
+            let client = client(self.peer, &self.session);
+            cx.observer.request(&head, &summary, &client, started);
+            if outcome == Outcome::Close {
                 batch.close = true;
                 break;
             }
@@ -507,7 +540,7 @@ impl Conn {
             let _ = self.wire().drain();
         }
         if !self.linger || rustix::net::shutdown(&self.fd, Shutdown::Write).is_err() {
-            return Next::Close;
+            return Next::Close(Closed::Done);
         }
         self.phase = Phase::Lingering;
         self.input = Vec::new();
@@ -521,16 +554,16 @@ impl Conn {
     fn discard_input(&mut self, cx: &mut Turn<'_, '_>) -> Next {
         loop {
             match rustix::net::recv(&self.fd, &mut cx.read_buf[..], RecvFlags::empty()) {
-                Ok((0, _)) => return Next::Close,
+                Ok((0, _)) => return Next::Close(Closed::Done),
                 Ok((n, _)) => {
                     self.lingered += n as u64;
                     if self.lingered > LINGER_BYTES {
-                        return Next::Close;
+                        return Next::Close(Closed::Done);
                     }
                 }
                 Err(Errno::AGAIN) => return Next::Keep,
                 Err(Errno::INTR) => {}
-                Err(_) => return Next::Close,
+                Err(_) => return Next::Close(Closed::Done),
             }
         }
     }
@@ -547,9 +580,12 @@ impl Conn {
                 ..
             }) => {
                 self.linger = true;
-                self.finish(cx)
+                match self.finish(cx) {
+                    Next::Close(_) => Next::Close(Closed::Tls),
+                    next => next,
+                }
             }
-            _ => Next::Close,
+            _ => Next::Close(Closed::Tls),
         }
     }
 
@@ -557,8 +593,14 @@ impl Conn {
     pub fn on_timeout(&mut self, cx: &mut Turn<'_, '_>) -> Next {
         if self.session.as_ref().is_some_and(|s| s.is_handshaking()) {
             // No HTTP yet, so no 408: the handshake timed out.
-            return Next::Close;
+            cx.observer.timed_out(Timeout::Handshake);
+            return Next::Close(Closed::Timeout);
         }
+        cx.observer.timed_out(match self.phase {
+            Phase::Idle => Timeout::Idle,
+            Phase::Head => Timeout::Header,
+            Phase::Sending | Phase::Closing | Phase::Lingering => Timeout::Send,
+        });
         if self.phase == Phase::Head && self.pending.is_none() {
             // RFC 9110 §15.5.9: tell the client before closing, and linger
             // so that the 408 is not destroyed by a reset.
@@ -569,10 +611,13 @@ impl Conn {
             }) = cx.flush_out(&mut wire(&self.fd, &mut self.session))
             {
                 self.linger = true;
-                return self.finish(cx);
+                return match self.finish(cx) {
+                    Next::Close(_) => Next::Close(Closed::Timeout),
+                    next => next,
+                };
             }
         }
-        Next::Close
+        Next::Close(Closed::Timeout)
     }
 }
 
@@ -585,10 +630,33 @@ fn wire<'c>(fd: &'c OwnedFd, session: &'c mut Option<Box<Session>>) -> Wire<'c> 
     }
 }
 
+/// What the access log says about a connection.
+fn client(peer: Option<SocketAddr>, session: &Option<Box<Session>>) -> Client<'_> {
+    Client {
+        addr: peer,
+        tls: session.as_ref().and_then(|s| s.facts()),
+    }
+}
+
+/// The first line of what a client sent (for the log of a request that
+/// could not be parsed), at most 1 KiB of it.
+fn first_line(input: &[u8]) -> &[u8] {
+    let input = &input[..input.len().min(1024)];
+    let end = memchr::memchr2(b'\r', b'\n', input).unwrap_or(input.len());
+    &input[..end]
+}
+
 /// The error response for a request that cannot be served; the connection
 /// closes after it.
-fn reject(cx: &mut Ctx<'_>, error: ParseError) {
-    write_error(cx, error.status());
+fn reject(cx: &mut Ctx<'_>, error: ParseError, line: &[u8], client: &Client<'_>) {
+    let status = error.status();
+    write_error(cx, status);
+    let summary = Summary {
+        status,
+        body: tachyon_http::response::ErrorPage(status).byte_len() as u64,
+        coding: None,
+    };
+    cx.observer.rejected(line, &summary, client);
 }
 
 fn write_error(cx: &mut Ctx<'_>, status: Status) {

@@ -16,7 +16,7 @@ use tachyon_http::{RequestHead, Status};
 use tachyon_snapshot::{Representation, Snapshot};
 
 use crate::outbox::Outbox;
-use crate::reply::{decide, to_https, Reply, Scratch};
+use crate::reply::{decide, to_https, Reply, Scratch, Summary};
 
 /// Bodies up to this size are copied next to their head so the response
 /// leaves in one `send`; larger ones go out as their own part (writev of
@@ -40,14 +40,15 @@ pub enum Source<'s> {
     Https(u16),
 }
 
-/// Decides the reply to `head` and writes it into `out`.
+/// Decides the reply to `head` and writes it into `out`; returns what the
+/// response did to the connection and what it was.
 pub fn respond(
     head: &RequestHead<'_>,
     source: Source<'_>,
     exchange: Exchange<'_>,
     scratch: &mut Scratch,
     out: &mut Outbox,
-) -> Outcome {
+) -> (Outcome, Summary) {
     let reply = match source {
         Source::Site(site) => decide(head, site, scratch),
         Source::Https(port) => to_https(head, port),
@@ -57,11 +58,13 @@ pub fn respond(
     } else {
         exchange
     };
+    let summary = reply.summary(exchange.head_only);
     write(reply, &exchange, out);
-    match exchange.persistence {
+    let outcome = match exchange.persistence {
         Persistence::Close => Outcome::Close,
         Persistence::KeepAlive | Persistence::KeepAliveEcho => Outcome::Continue,
-    }
+    };
+    (outcome, summary)
 }
 
 /// Writes `reply` as HTTP/1.1.

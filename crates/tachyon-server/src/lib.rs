@@ -24,7 +24,11 @@
 //! - `conn`: one connection's state and its read/parse/write cycle.
 //! - `balance`: moving connections off a worker the kernel's hash overloads.
 //! - `worker`: the epoll loop, accept, timers, shutdown.
+//! - `stats`, `access`, `admin`: what workers count and log, and the admin
+//!   listener that serves the counts (`/metrics`) and health.
 
+pub mod access;
+pub mod admin;
 mod balance;
 mod clock;
 mod conn;
@@ -33,6 +37,7 @@ mod limits;
 mod live;
 mod outbox;
 mod reply;
+pub mod stats;
 mod sys;
 pub mod tls;
 mod wire;
@@ -44,4 +49,4 @@ pub use live::{Generation, Live};
 pub use sys::{
     bind_listeners, connection_cap, raise_fd_limit, BindError, Endpoint, Listeners, Scheme,
 };
-pub use worker::{run, Shutdown};
+pub use worker::{run, Observe, Shutdown};

@@ -65,6 +65,55 @@ impl Reply<'_> {
     }
 }
 
+/// What a reply was, for the access log and the metrics: the status, the
+/// body's length as the response announces it (RFC 9110 §8.6; zero for
+/// HEAD, 204 and 304) and the content coding of the representation sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    pub status: Status,
+    pub body: u64,
+    pub coding: Option<Coding>,
+}
+
+impl Reply<'_> {
+    /// The reply's [`Summary`]; `head_only` for HEAD, whose body is not sent.
+    pub fn summary(&self, head_only: bool) -> Summary {
+        let (status, body, coding) = match self {
+            Reply::Whole(file) => (Status::Ok, file.len, file.coding),
+            Reply::NotModified(file) => (Status::NotModified, 0, file.coding),
+            Reply::Slice(file, range) => (Status::PartialContent, range.len(), file.coding),
+            Reply::Slices(file, ranges) => {
+                let framing = tachyon_http::multipart::Multipart {
+                    boundary: &file.etag[1..file.etag.len() - 1],
+                    content_type: &file.content_type,
+                    total: file.len,
+                };
+                let len = framing.body_len(ranges.as_slice());
+                (Status::PartialContent, len, file.coding)
+            }
+            Reply::Unsatisfiable(_) => (Status::RangeNotSatisfiable, 0, None),
+            Reply::Redirect { status, .. } => (*status, 0, None),
+            Reply::ToHttps { .. } => (Status::PermanentRedirect, 0, None),
+            Reply::NotFoundPage(page) => (Status::NotFound, page.len, page.coding),
+            Reply::Options => (Status::NoContent, 0, None),
+            Reply::Error(status) => (*status, error_page_len(*status), None),
+            Reply::Rejected(error) => {
+                let status = error.status();
+                (status, error_page_len(status), None)
+            }
+        };
+        Summary {
+            status,
+            body: if head_only { 0 } else { body },
+            coding,
+        }
+    }
+}
+
+fn error_page_len(status: Status) -> u64 {
+    tachyon_http::response::ErrorPage(status).byte_len() as u64
+}
+
 /// Per-worker state [`decide`] may reuse between calls.
 #[derive(Default)]
 pub struct Scratch {

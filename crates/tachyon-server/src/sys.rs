@@ -29,6 +29,8 @@ pub struct Endpoint {
 pub struct Accepted {
     pub fd: OwnedFd,
     pub scheme: Scheme,
+    /// The client's address, when something (the access log) needs it.
+    pub peer: Option<std::net::SocketAddr>,
 }
 
 /// The bound listeners: `per_worker[w]` holds worker `w`'s socket for each

@@ -45,6 +45,15 @@ impl Session {
         self.tls.is_handshaking()
     }
 
+    /// The negotiated version and ALPN protocol, once the handshake is done.
+    pub fn facts(&self) -> Option<crate::access::TlsFacts<'_>> {
+        let version = self.tls.protocol_version()?;
+        Some(crate::access::TlsFacts {
+            version: u16::from(version),
+            alpn: self.tls.alpn_protocol(),
+        })
+    }
+
     /// Queues a `close_notify` alert (RFC 8446 §6.1), sent by the next drain.
     pub fn close_notify(&mut self) {
         self.tls.send_close_notify();
@@ -60,6 +69,8 @@ pub enum Received {
     Drained,
     /// The peer closed, or the connection failed.
     Closed,
+    /// The TLS session failed (a bad handshake or record): its alert is sent.
+    Failed,
     /// A plain HTTP request arrived on a TLS port: answer it in plaintext
     /// and close (what nginx does, with its "plain HTTP request was sent
     /// to HTTPS port" page).
@@ -225,7 +236,7 @@ fn receive_tls(
         if session.tls.process_new_packets().is_err() {
             // rustls queued the alert that says why: send it, then close.
             let _ = push(fd, &mut session.tls);
-            return Received::Closed;
+            return Received::Failed;
         }
         match push(fd, &mut session.tls) {
             Ok(()) | Err(Errno::AGAIN) => {}

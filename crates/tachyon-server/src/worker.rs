@@ -20,6 +20,7 @@ use rustix::net::SocketFlags;
 use slab::Slab;
 use tachyon_http::date::DateCache;
 
+use crate::access::LogSink;
 use crate::balance::Balance;
 use crate::clock;
 use crate::conn::{Conn, Ctx, Https, Next};
@@ -27,6 +28,7 @@ use crate::limits::Limits;
 use crate::live::{Generation, Live};
 use crate::outbox::Outbox;
 use crate::reply::Scratch;
+use crate::stats::{Board, Closed, Observer};
 use crate::sys::{tune_connection, Accepted, Listeners, Scheme};
 use crate::wire::Session;
 
@@ -62,6 +64,14 @@ impl Shutdown {
     }
 }
 
+/// What the workers report, and where: counters for the admin listener's
+/// scrape, lines for the access log. Either may be off.
+#[derive(Clone, Default)]
+pub struct Observe {
+    pub board: Option<Arc<Board>>,
+    pub log: Option<LogSink>,
+}
+
 /// Runs one worker per listener set until shutdown has drained them all.
 pub fn run(
     listeners: Listeners,
@@ -69,6 +79,7 @@ pub fn run(
     limits: Limits,
     https: Https,
     shutdown: Arc<Shutdown>,
+    observe: Observe,
 ) -> io::Result<()> {
     let schemes: Vec<Scheme> = listeners.local.iter().map(|e| e.scheme).collect();
     let workers = listeners.per_worker.len().max(1);
@@ -86,6 +97,11 @@ pub fn run(
                 Arc::clone(&balance),
             );
             let (https, schemes) = (https.clone(), schemes.clone());
+            let observer = Observer::new(
+                observe.board.clone(),
+                id,
+                observe.log.as_ref().map(LogSink::for_worker),
+            );
             std::thread::Builder::new()
                 .name(format!("tachyon-worker-{id}"))
                 .spawn(move || {
@@ -95,7 +111,7 @@ pub fn run(
                     };
                     let listening = sockets.into_iter().zip(schemes).collect();
                     Worker::new(listening, &live, limits, per_worker_conns, &shutdown, peers)?
-                        .run(&https)
+                        .run(&https, observer)
                 })
         })
         .collect::<io::Result<_>>()?;
@@ -299,7 +315,7 @@ impl<'a> Worker<'a> {
     /// The loop: wait, dispatch each event, resume connections whose turn
     /// budget ran out, sweep timeouts once a second, resume accepting,
     /// publish the load, and exit once drained.
-    fn run(mut self, https: &Https) -> io::Result<()> {
+    fn run(mut self, https: &Https, mut observer: Observer) -> io::Result<()> {
         let clock = clock::Monotonic::start();
         let mut events: Vec<epoll::Event> = Vec::with_capacity(1024);
         let mut buffers = Buffers::new();
@@ -334,6 +350,7 @@ impl<'a> Worker<'a> {
                 draining: self.drain_deadline.is_some(),
                 queued_output: &mut queued_output,
                 https,
+                observer: &mut observer,
             };
             for event in &events {
                 self.dispatch(event, &mut cx)?;
@@ -347,11 +364,14 @@ impl<'a> Worker<'a> {
             if now >= next_sweep || cx.draining {
                 next_sweep = now + 1;
                 self.sweep(&mut cx);
+                cx.observer.tick();
             }
             self.queued_output = queued_output;
             self.resume_accepting(now)?;
             self.publish_load();
+            observer.end_turn(self.conns.len());
             if self.drained(now) {
+                observer.tick();
                 return Ok(());
             }
         }
@@ -384,7 +404,7 @@ impl<'a> Worker<'a> {
                     let grace = self.limits.drain_timeout.as_secs() as u32;
                     self.drain_deadline = Some(cx.now.saturating_add(grace));
                     cx.draining = true;
-                    self.begin_drain();
+                    self.begin_drain(cx);
                 }
             }
             Token::Handoff => self.admit_handed(cx)?,
@@ -440,9 +460,10 @@ impl<'a> Worker<'a> {
                     self.resume.push(key);
                 }
             }
-            Next::Close => {
+            Next::Close(why) => {
                 let conn = self.conns.remove(key);
                 cx.release(&conn);
+                cx.observer.closed(why);
             }
         }
     }
@@ -461,25 +482,45 @@ impl<'a> Worker<'a> {
             self.after(key, next, cx);
         }
         if cx.draining {
-            self.conns.retain(|_, conn| !conn.is_quiet());
+            self.close_quiet(cx);
+        }
+    }
+
+    /// Closes every connection with nothing in flight (draining).
+    fn close_quiet(&mut self, cx: &mut Ctx<'_>) {
+        let before = self.conns.len();
+        self.conns.retain(|_, conn| !conn.is_quiet());
+        for _ in self.conns.len()..before {
+            cx.observer.closed(Closed::Drain);
         }
     }
 
     /// Stops accepting: closing the listeners removes them from epoll and
     /// from the reuseport group, so new connections go to no one.
-    fn begin_drain(&mut self) {
+    fn begin_drain(&mut self, cx: &mut Ctx<'_>) {
         self.listeners.clear();
-        self.conns.retain(|_, conn| !conn.is_quiet());
+        self.close_quiet(cx);
     }
 
-    fn accept(&mut self, index: usize, cx: &Ctx<'_>) -> io::Result<()> {
+    fn accept(&mut self, index: usize, cx: &mut Ctx<'_>) -> io::Result<()> {
         let (now, scheme) = (cx.now, self.listeners[index].1);
+        let flags = SocketFlags::NONBLOCK | SocketFlags::CLOEXEC;
+        let with_peer = cx.observer.wants_peers();
         for _ in 0..ACCEPT_BATCH {
-            let fd = match rustix::net::accept_with(
-                &self.listeners[index].0,
-                SocketFlags::NONBLOCK | SocketFlags::CLOEXEC,
-            ) {
-                Ok(fd) => fd,
+            let listener = &self.listeners[index].0;
+            // The peer's address costs a copy per accept: only for the log.
+            let accepted = if with_peer {
+                rustix::net::acceptfrom_with(listener, flags).map(|(fd, addr)| {
+                    (
+                        fd,
+                        addr.and_then(|a| std::net::SocketAddr::try_from(a).ok()),
+                    )
+                })
+            } else {
+                rustix::net::accept_with(listener, flags).map(|fd| (fd, None))
+            };
+            let (fd, peer) = match accepted {
+                Ok(accepted) => accepted,
                 Err(Errno::AGAIN) => return Ok(()),
                 Err(Errno::INTR | Errno::CONNABORTED) => continue,
                 Err(Errno::MFILE | Errno::NFILE | Errno::NOBUFS | Errno::NOMEM) => {
@@ -488,20 +529,23 @@ impl<'a> Worker<'a> {
                 }
                 Err(_) => return Ok(()),
             };
+            cx.observer.accepted(scheme);
+            let accepted = Accepted { fd, scheme, peer };
             if let Some(to) = self
                 .peers
                 .balance
                 .destination(self.peers.id, self.conns.len())
             {
-                self.peers.balance.hand_over(to, Accepted { fd, scheme });
+                self.peers.balance.hand_over(to, accepted);
                 continue;
             }
             if self.conns.len() >= self.max_conns {
                 // Over the limit: close at once. Existing clients keep being served.
-                drop(fd);
+                drop(accepted);
+                cx.observer.closed(Closed::Cap);
                 continue;
             }
-            self.register(Accepted { fd, scheme }, cx)?;
+            self.register(accepted, cx)?;
         }
         Ok(())
     }
@@ -549,12 +593,18 @@ impl<'a> Worker<'a> {
 
     /// Takes the sockets other workers handed over; while draining they are
     /// closed unread, like connections still in a listener's queue.
-    fn admit_handed(&mut self, cx: &Ctx<'_>) -> io::Result<()> {
+    fn admit_handed(&mut self, cx: &mut Ctx<'_>) -> io::Result<()> {
         let mut handed = std::mem::take(&mut self.handed);
         self.peers.balance.take(self.peers.id, &mut handed);
         for accepted in handed.drain(..) {
             if !cx.draining && self.conns.len() < self.max_conns {
                 self.register(accepted, cx)?;
+            } else {
+                cx.observer.closed(if cx.draining {
+                    Closed::Drain
+                } else {
+                    Closed::Cap
+                });
             }
         }
         self.handed = handed;
@@ -563,13 +613,20 @@ impl<'a> Worker<'a> {
 
     /// Adds a connection to this worker; an HTTPS one starts its TLS
     /// session from the generation being served.
-    fn register(&mut self, Accepted { fd, scheme }: Accepted, cx: &Ctx<'_>) -> io::Result<()> {
+    fn register(
+        &mut self,
+        Accepted { fd, scheme, peer }: Accepted,
+        cx: &mut Ctx<'_>,
+    ) -> io::Result<()> {
         let session = match scheme {
             Scheme::Http => None,
             Scheme::Https => match cx.generation.tls().map(|tls| Session::new(Arc::clone(tls))) {
                 Some(Ok(session)) => Some(session),
                 // No certificate (cannot happen once started) or no memory.
-                _ => return Ok(()),
+                _ => {
+                    cx.observer.closed(Closed::Tls);
+                    return Ok(());
+                }
             },
         };
         tune_connection(&fd);
@@ -581,10 +638,13 @@ impl<'a> Worker<'a> {
         match epoll::add(&self.epoll, &fd, Token::Conn(entry.key()).encode(), flags) {
             Ok(()) => {}
             // Out of memory for the epoll item: drop this client, keep serving.
-            Err(Errno::NOMEM | Errno::NOSPC) => return Ok(()),
+            Err(Errno::NOMEM | Errno::NOSPC) => {
+                cx.observer.closed(Closed::Cap);
+                return Ok(());
+            }
             Err(e) => return Err(e.into()),
         }
-        entry.insert(Conn::new(fd, cx.now, &self.limits, session));
+        entry.insert(Conn::new(fd, cx.now, &self.limits, session, peer));
         Ok(())
     }
 }

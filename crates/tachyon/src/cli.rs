@@ -136,6 +136,23 @@ pub struct Args {
     )]
     pub hsts: Option<String>,
 
+    /// Write an access log line per request to FILE, or to stdout with `-` [default: off]
+    #[arg(long, value_name = "FILE")]
+    pub access_log: Option<String>,
+
+    /// Access log format: combined (nginx's) or json (Caddy's field names) [default: combined]
+    #[arg(long, value_name = "FORMAT")]
+    pub log_format: Option<String>,
+
+    /// Print the server's own messages (startup, reloads, errors) as JSON lines
+    #[arg(long)]
+    pub log_json: bool,
+
+    /// Serve /metrics (Prometheus), /healthz, /readyz and /status on this address, e.g.
+    /// 127.0.0.1:9180 [default: off]
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub admin: Option<String>,
+
     /// TOML config file; command-line options override it
     #[arg(short, long, value_name = "FILE")]
     pub config: Option<PathBuf>,

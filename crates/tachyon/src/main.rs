@@ -13,9 +13,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Parser;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
 use tachyon_http::response::{Field, Name};
-use tachyon_server::{Endpoint, Generation, Https, Live, Scheme, Shutdown};
+use tachyon_server::access::LogWriter;
+use tachyon_server::admin::{Admin, Reloads};
+use tachyon_server::stats::Board;
+use tachyon_server::{Endpoint, Generation, Https, Live, Observe, Scheme, Shutdown};
 use tachyon_snapshot::{EncodeCache, LoadOptions, Progress, Snapshot};
 
 use crate::certs::Tls;
@@ -36,10 +39,11 @@ fn main() -> ExitCode {
         print!("{}", settings.to_toml());
         return ExitCode::SUCCESS;
     }
+    JSON_MESSAGES.store(settings.log.json, Ordering::Relaxed);
     match run(settings) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("tachyon: {err:#}");
+            warn(&format!("{err:#}"));
             ExitCode::FAILURE
         }
     }
@@ -103,8 +107,35 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     }
     let live = Arc::new(Live::new(generation));
     let shutdown = Shutdown::new().context("creating the shutdown eventfd")?;
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP, SIGUSR1])
         .context("installing signal handlers")?;
+    let log = match &settings.log.access {
+        Some(target) => Some(LogWriter::start(target.clone(), settings.log.format)?),
+        None => None,
+    };
+    let reloads = Arc::new(Reloads::default());
+    let board = settings.admin.map(|_| Board::new(settings.threads));
+    if let (Some(addr), Some(board)) = (settings.admin, &board) {
+        let listener = std::net::TcpListener::bind(addr)
+            .with_context(|| format!("admin: listening on {addr}"))?;
+        let bound = listener.local_addr()?;
+        let admin = Admin {
+            board: Arc::clone(board),
+            live: Arc::clone(&live),
+            shutdown: Arc::clone(&shutdown),
+            reloads: Arc::clone(&reloads),
+        };
+        tachyon_server::admin::serve(listener, admin).context("starting the admin listener")?;
+        if !settings.quiet {
+            say(&format!(
+                "admin on http://{bound}/ (/metrics, /healthz, /readyz, /status)"
+            ));
+        }
+    }
+    let observe = Observe {
+        board,
+        log: log.as_ref().map(LogWriter::sink),
+    };
     let server = {
         let (live, limits, shutdown) = (
             Arc::clone(&live),
@@ -113,17 +144,23 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         );
         std::thread::Builder::new()
             .name("tachyon-server".into())
-            .spawn(move || tachyon_server::run(listeners, live, limits, https, shutdown))
+            .spawn(move || tachyon_server::run(listeners, live, limits, https, shutdown, observe))
             .context("starting the server thread")?
     };
     let signal_handle = signals.handle();
     let quiet = settings.quiet;
-    let reloader = Reloader::new(live, settings, caches, tls);
+    let reopen = log.as_ref().map(LogWriter::reopener);
+    let reloader = Reloader::new(live, settings, caches, tls, reloads);
     reloader.watch(watch);
     let signal_thread = std::thread::spawn(move || {
         for signal in signals.forever() {
             match signal {
                 SIGHUP => reloader.reload("SIGHUP"),
+                SIGUSR1 => {
+                    if let Some(reopen) = &reopen {
+                        reopen.reopen();
+                    }
+                }
                 _ => {
                     if !quiet {
                         warn("stopping: finishing responses in flight");
@@ -139,6 +176,10 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         .map_err(|_| anyhow::anyhow!("the server thread panicked"))?;
     signal_handle.close();
     let _ = signal_thread.join();
+    // The workers are gone and flushed: write what they handed over.
+    if let Some(log) = log {
+        log.finish();
+    }
     result.context("serving")
 }
 
@@ -306,12 +347,37 @@ fn skipped_lines(skipped: &[tachyon_snapshot::Skipped]) -> Vec<String> {
         .collect()
 }
 
+/// `--log-json`: the server's own messages as JSON lines.
+static JSON_MESSAGES: AtomicBool = AtomicBool::new(false);
+
+/// A message as one JSON object: `{"ts":…,"level":…,"msg":…}`.
+fn json_message(level: &str, line: &str) -> String {
+    let ts = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs_f64();
+    let mut msg = String::with_capacity(line.len() + 2);
+    for c in line.chars() {
+        match c {
+            '"' => msg.push_str("\\\""),
+            '\\' => msg.push_str("\\\\"),
+            c if (c as u32) < 0x20 => msg.push_str(&format!("\\u{:04x}", c as u32)),
+            c => msg.push(c),
+        }
+    }
+    format!("{{\"ts\":{ts:.6},\"level\":\"{level}\",\"msg\":\"{msg}\"}}")
+}
+
 /// Prints a line to stdout, ignoring a closed or full pipe: a server must not
 /// die because whoever started it stopped reading (println! would panic).
 pub(crate) fn say(line: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
+    if JSON_MESSAGES.load(Ordering::Relaxed) {
+        let _ = writeln!(out, "{}", json_message("info", line));
+    } else {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = out.flush();
 }
 
@@ -339,5 +405,9 @@ fn url_line(Endpoint { addr, scheme }: Endpoint) -> String {
 /// Like `say`, on stderr, prefixed with the program name.
 pub(crate) fn warn(line: &str) {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "tachyon: {line}");
+    if JSON_MESSAGES.load(Ordering::Relaxed) {
+        let _ = writeln!(std::io::stderr().lock(), "{}", json_message("warn", line));
+    } else {
+        let _ = writeln!(std::io::stderr().lock(), "tachyon: {line}");
+    }
 }

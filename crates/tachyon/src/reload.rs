@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tachyon_server::admin::Reloads;
 
 use notify::{RecursiveMode, Watcher};
 use tachyon_server::Live;
@@ -38,6 +39,8 @@ pub struct Reloader {
     caches: Arc<[EncodeCache]>,
     /// HTTPS: certificates are read again with every generation.
     tls: Option<Arc<Tls>>,
+    /// Every attempt's outcome, for `/metrics` and `/status`.
+    reloads: Arc<Reloads>,
     building: Mutex<()>,
 }
 
@@ -47,12 +50,14 @@ impl Reloader {
         settings: Settings,
         caches: Arc<[EncodeCache]>,
         tls: Option<Arc<Tls>>,
+        reloads: Arc<Reloads>,
     ) -> Arc<Reloader> {
         Arc::new(Reloader {
             live,
             settings,
             caches,
             tls,
+            reloads,
             building: Mutex::new(()),
         })
     }
@@ -70,6 +75,7 @@ impl Reloader {
                     generation = generation.with_tls(config);
                 }
                 self.live.publish(generation);
+                self.reloads.succeeded();
                 if !self.settings.quiet {
                     crate::say(&format!(
                         "reloaded ({why}): generation {}",
@@ -77,9 +83,12 @@ impl Reloader {
                     ));
                 }
             }
-            Err(err) => crate::warn(&format!(
-                "reload ({why}) failed, still serving the previous snapshot: {err:#}"
-            )),
+            Err(err) => {
+                self.reloads.failed(&format!("{err:#}"));
+                crate::warn(&format!(
+                    "reload ({why}) failed, still serving the previous snapshot: {err:#}"
+                ))
+            }
         }
     }
 

@@ -31,6 +31,10 @@ pub struct ConfigFile {
     pub cors: Option<String>,
     pub watch: Option<bool>,
     pub quiet: Option<bool>,
+    /// The admin listener's address (`/metrics`, `/healthz`, …); absent: off.
+    pub admin: Option<String>,
+    #[serde(default)]
+    pub log: FileLog,
     #[serde(default)]
     pub compression: FileCompression,
     #[serde(default)]
@@ -74,6 +78,19 @@ pub struct FileTls {
     pub redirect_https: Option<bool>,
     /// `Strict-Transport-Security` max-age; absent: not sent.
     pub hsts: Option<String>,
+}
+
+/// The `[log]` table.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileLog {
+    /// Access log file, or `-` for stdout; absent: no access log.
+    pub access: Option<String>,
+    /// `combined` or `json`.
+    pub format: Option<String>,
+    /// The server's own messages as JSON lines.
+    pub json: Option<bool>,
 }
 
 /// The `[compression]` table.

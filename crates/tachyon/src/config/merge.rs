@@ -17,11 +17,11 @@ use tachyon_server::Limits;
 use tachyon_snapshot::{Compression, HeaderRule, LoadOptions, RedirectRule};
 
 use super::file::{
-    ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileRedirect, FileTls,
+    ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileLog, FileRedirect, FileTls,
 };
 use super::units::{parse_duration, parse_size};
-use super::VirtualHost;
 use super::{Identity, KeyFiles, TlsSettings};
+use super::{LogSettings, VirtualHost};
 use crate::cli::Args;
 
 /// The address used when neither the command line nor the file gives one.
@@ -144,6 +144,44 @@ pub(super) fn tls(
         redirect_https,
         hsts,
     }))
+}
+
+pub(super) fn log(args: &Args, file: &FileLog) -> anyhow::Result<LogSettings> {
+    use tachyon_server::access::{Format, Target};
+    let access = args
+        .access_log
+        .as_ref()
+        .or(file.access.as_ref())
+        .map(|text| match text.as_str() {
+            "-" => Target::Stdout,
+            path => Target::File(path.into()),
+        });
+    let format = pick(
+        args.log_format.as_ref(),
+        file.format.as_ref(),
+        "log.format",
+        Format::Combined,
+        |text| match text {
+            "combined" => Ok(Format::Combined),
+            "json" => Ok(Format::Json),
+            _ => bail!("the formats are combined and json"),
+        },
+    )?;
+    Ok(LogSettings {
+        access,
+        format,
+        json: args.log_json || file.json.unwrap_or(false),
+    })
+}
+
+pub(super) fn admin(args: &Args, file: &ConfigFile) -> anyhow::Result<Option<SocketAddr>> {
+    match args.admin.as_ref().or(file.admin.as_ref()) {
+        None => Ok(None),
+        Some(text) => text
+            .parse()
+            .map(Some)
+            .with_context(|| format!("admin: {text:?} is not an address like 127.0.0.1:9180")),
+    }
 }
 
 pub(super) fn threads(args: &Args, file: &ConfigFile) -> anyhow::Result<usize> {

@@ -11,11 +11,14 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use tachyon_server::access::{Format, Target};
 use tachyon_server::Limits;
 use tachyon_snapshot::LoadOptions;
 
 use crate::cli::Args;
-use file::{ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileRedirect, FileTls};
+use file::{
+    ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileLog, FileRedirect, FileTls,
+};
 pub use merge::{DEFAULT_HTTPS, DEFAULT_LISTEN};
 pub use units::{format_duration, format_size, parse_duration, parse_size};
 
@@ -57,6 +60,16 @@ pub struct TlsSettings {
     pub hsts: Option<Duration>,
 }
 
+/// Logging, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSettings {
+    /// Where access log lines go; `None`: no access log.
+    pub access: Option<Target>,
+    pub format: Format,
+    /// The server's own messages as JSON lines.
+    pub json: bool,
+}
+
 /// The effective configuration: every value parsed and checked.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -69,6 +82,9 @@ pub struct Settings {
     pub limits: Limits,
     /// HTTPS, when a certificate is configured.
     pub tls: Option<TlsSettings>,
+    pub log: LogSettings,
+    /// The admin listener's address, when on.
+    pub admin: Option<SocketAddr>,
     /// Reload when files under the root change.
     pub watch: bool,
     pub quiet: bool,
@@ -127,6 +143,8 @@ impl Settings {
             listen: merge::listen(args, &file)?,
             threads: merge::threads(args, &file)?,
             tls: merge::tls(args, &file.tls, &hosts)?,
+            log: merge::log(args, &file.log)?,
+            admin: merge::admin(args, &file)?,
             hosts,
             limits: merge::limits(args, &file.limits)?,
             root,
@@ -162,6 +180,21 @@ impl Settings {
             cors: self.cors.clone(),
             watch: Some(self.watch),
             quiet: Some(self.quiet),
+            admin: self.admin.map(|a| a.to_string()),
+            log: FileLog {
+                access: self.log.access.as_ref().map(|t| match t {
+                    Target::Stdout => "-".to_string(),
+                    Target::File(path) => path.display().to_string(),
+                }),
+                format: Some(
+                    match self.log.format {
+                        Format::Combined => "combined",
+                        Format::Json => "json",
+                    }
+                    .to_string(),
+                ),
+                json: Some(self.log.json),
+            },
             compression: FileCompression {
                 codings: Some(
                     self.load

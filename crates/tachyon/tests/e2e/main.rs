@@ -14,6 +14,7 @@ mod faults;
 mod features;
 mod hosts;
 mod limits;
+mod observe;
 mod range;
 mod reload;
 mod screenshot;

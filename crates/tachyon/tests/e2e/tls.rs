@@ -287,6 +287,26 @@ fn redirect_https_sends_plain_requests_to_the_same_url_on_https() {
     assert_eq!(body, "a");
 }
 
+/// ALPN (RFC 7301): http/1.1 is chosen when offered; a client that offers
+/// only protocols tachyon does not speak is refused with the
+/// no_application_protocol alert (§3.2) rather than answered in HTTP/1.1.
+#[test]
+fn alpn_chooses_http_1_1_and_refuses_a_client_offering_only_h2() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let (_, out, err) = s_client(https, "localhost", &["-alpn", "h2,http/1.1"], b"");
+    assert!(out.contains("ALPN protocol: http/1.1"), "{out}{err}");
+    let (_, out, err) = s_client(https, "localhost", &["-alpn", "h2"], b"");
+    assert!(!out.contains("ALPN protocol:"), "{out}");
+    assert!(err.contains("no application protocol"), "{out}{err}");
+    // Without ALPN at all the connection is HTTP/1.1 as before.
+    let (_, out, err) = s_client(https, "localhost", &[], b"");
+    assert!(out.contains("No ALPN negotiated"), "{out}{err}");
+}
+
 #[test]
 fn a_session_resumes_from_its_ticket() {
     let site = TestSite::new();

@@ -1,0 +1,479 @@
+//! The admin listener: `/metrics` (Prometheus text format 0.0.4),
+//! `/healthz`, `/readyz` and `/status`, on its own address, never on the
+//! public port.
+//!
+//! One blocking thread, one request per connection, a short timeout on
+//! each: a scraper every few seconds is its whole load, and keeping it off
+//! the event loop means a slow scraper can never delay a site request.
+//! Reads what the workers published on the [`Board`], the generation being
+//! served and the reload history; writes nothing any worker reads.
+
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use tachyon_http::request::{self, HeadLimits, Parsed};
+use tachyon_http::Method;
+
+use crate::live::Live;
+use crate::stats::{
+    Board, Closed, Counters, Timeout, CLASSES, DURATION_BOUNDS, ENCODINGS, METHODS, SCHEMES,
+};
+use crate::worker::Shutdown;
+
+/// What the reloader did, for `/metrics` and `/status`.
+#[derive(Debug, Default)]
+pub struct Reloads {
+    inner: Mutex<ReloadHistory>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct ReloadHistory {
+    succeeded: u64,
+    failed: u64,
+    /// Unix seconds of the last attempt, and its error if it failed.
+    last: Option<(f64, Option<String>)>,
+}
+
+impl Reloads {
+    pub fn succeeded(&self) {
+        let mut h = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        h.succeeded += 1;
+        h.last = Some((unix_now(), None));
+    }
+
+    pub fn failed(&self, error: &str) {
+        let mut h = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        h.failed += 1;
+        h.last = Some((unix_now(), Some(error.to_string())));
+    }
+
+    fn history(&self) -> ReloadHistory {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// Everything the admin endpoints read.
+pub struct Admin {
+    pub board: Arc<Board>,
+    pub live: Arc<Live>,
+    pub shutdown: Arc<Shutdown>,
+    pub reloads: Arc<Reloads>,
+}
+
+/// Serves the admin endpoints on `listener` from a thread of its own,
+/// until the process exits.
+pub fn serve(listener: TcpListener, admin: Admin) -> std::io::Result<()> {
+    let started = (Instant::now(), unix_now());
+    std::thread::Builder::new()
+        .name("tachyon-admin".into())
+        .spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let _ = answer(stream, &admin, started);
+            }
+        })?;
+    Ok(())
+}
+
+fn answer(mut stream: TcpStream, admin: &Admin, started: (Instant, f64)) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(2)))?;
+    stream.set_write_timeout(Some(Duration::from_secs(5)))?;
+    let mut input = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    let mut combined = Vec::new();
+    let limits = HeadLimits::default();
+    let (status, content_type, body) = loop {
+        let n = stream.read(&mut chunk)?;
+        if n == 0 {
+            return Ok(());
+        }
+        input.extend_from_slice(&chunk[..n]);
+        match request::parse(&input, &mut combined, &limits) {
+            Ok(Parsed::Partial) => continue,
+            Ok(Parsed::Complete(head)) => {
+                if !matches!(head.method, Method::Get | Method::Head) {
+                    break ("405 Method Not Allowed", TEXT, "GET or HEAD only\n".into());
+                }
+                let path = head.raw_target.split(|&b| b == b'?').next().unwrap_or(b"");
+                break route(path, admin, started);
+            }
+            Err(e) => break (e.status().code_text(), TEXT, "bad request\n".into()),
+        }
+    };
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    if !input.starts_with(b"HEAD") {
+        stream.write_all(body.as_bytes())?;
+    }
+    Ok(())
+}
+
+const TEXT: &str = "text/plain; charset=utf-8";
+
+fn route(
+    path: &[u8],
+    admin: &Admin,
+    started: (Instant, f64),
+) -> (&'static str, &'static str, String) {
+    match path {
+        b"/metrics" => (
+            "200 OK",
+            "text/plain; version=0.0.4; charset=utf-8",
+            metrics(admin, started.1),
+        ),
+        b"/healthz" => ("200 OK", TEXT, "ok\n".into()),
+        b"/readyz" if admin.shutdown.is_stopping() => {
+            ("503 Service Unavailable", TEXT, "draining\n".into())
+        }
+        b"/readyz" => ("200 OK", TEXT, "ready\n".into()),
+        b"/status" => ("200 OK", "application/json", status(admin, started.0)),
+        _ => (
+            "404 Not Found",
+            TEXT,
+            "/metrics, /healthz, /readyz, /status\n".into(),
+        ),
+    }
+}
+
+/// The site's size in the generation being served, summed over its roots.
+#[derive(Default)]
+struct SiteSize {
+    /// Per [`ENCODINGS`]: representations held in memory and their bytes.
+    files: [u64; 4],
+    bytes: [u64; 4],
+    disk_files: u64,
+    disk_bytes: u64,
+}
+
+fn site_size(live: &Live) -> SiteSize {
+    let generation = live.current();
+    let mut size = SiteSize::default();
+    let roots =
+        std::iter::once(generation.default_snapshot()).chain(generation.virtual_snapshots());
+    for snapshot in roots {
+        let s = snapshot.stats();
+        size.files[0] += (s.files - s.files_on_disk) as u64;
+        size.bytes[0] += s.bytes_in_memory;
+        size.disk_files += s.files_on_disk as u64;
+        size.disk_bytes += s.bytes_on_disk;
+        // `Coding::ALL` is br, zstd, gzip: ENCODINGS[1..] in order.
+        for i in 0..3 {
+            size.files[i + 1] += s.encoded_files[i] as u64;
+            size.bytes[i + 1] += s.encoded_bytes[i];
+        }
+    }
+    size
+}
+
+/// The Prometheus text exposition (format 0.0.4): every family with its
+/// HELP and TYPE, counters ending in `_total`, units in the name.
+fn metrics(admin: &Admin, start_time: f64) -> String {
+    let c = admin.board.total();
+    let mut out = String::with_capacity(8192);
+    requests(&mut out, &c);
+    connections(&mut out, &c);
+    site(&mut out, admin);
+    reloads(&mut out, admin);
+    let _ = writeln!(
+        out,
+        "# HELP tachyon_start_time_seconds When the server started, in Unix seconds.\n# TYPE tachyon_start_time_seconds gauge\ntachyon_start_time_seconds {start_time:.3}"
+    );
+    let _ = writeln!(
+        out,
+        "# HELP tachyon_build_info The running version.\n# TYPE tachyon_build_info gauge\ntachyon_build_info{{version=\"{}\"}} 1",
+        env!("CARGO_PKG_VERSION")
+    );
+    out
+}
+
+fn head(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+fn requests(out: &mut String, c: &Counters) {
+    head(
+        out,
+        "tachyon_http_requests_total",
+        "counter",
+        "Requests answered, by method and status class.",
+    );
+    for (m, method) in METHODS.iter().enumerate() {
+        for (k, class) in CLASSES.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "tachyon_http_requests_total{{method=\"{method}\",code=\"{class}\"}} {}",
+                c.requests[m][k]
+            );
+        }
+    }
+    head(
+        out,
+        "tachyon_http_requests_by_transport_total",
+        "counter",
+        "Requests answered over plain TCP and over TLS.",
+    );
+    let total = c.total_requests();
+    let _ = writeln!(
+        out,
+        "tachyon_http_requests_by_transport_total{{transport=\"tcp\"}} {}\ntachyon_http_requests_by_transport_total{{transport=\"tls\"}} {}",
+        total - c.requests_tls,
+        c.requests_tls
+    );
+    head(
+        out,
+        "tachyon_http_responses_by_encoding_total",
+        "counter",
+        "Responses by the content coding of the representation sent.",
+    );
+    for (i, encoding) in ENCODINGS.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "tachyon_http_responses_by_encoding_total{{encoding=\"{encoding}\"}} {}",
+            c.encodings[i]
+        );
+    }
+    head(
+        out,
+        "tachyon_sent_bytes_total",
+        "counter",
+        "Bytes written to client sockets (before TLS), heads included.",
+    );
+    let _ = writeln!(out, "tachyon_sent_bytes_total {}", c.bytes_sent);
+    head(
+        out,
+        "tachyon_http_request_duration_seconds",
+        "histogram",
+        "From a request's bytes arriving to its response being queued for the socket.",
+    );
+    let mut cumulative = 0;
+    for (i, bound) in DURATION_BOUNDS.iter().enumerate() {
+        cumulative += c.duration_buckets[i];
+        let _ = writeln!(
+            out,
+            "tachyon_http_request_duration_seconds_bucket{{le=\"{bound}\"}} {cumulative}"
+        );
+    }
+    cumulative += c.duration_buckets[DURATION_BOUNDS.len()];
+    let _ = writeln!(
+        out,
+        "tachyon_http_request_duration_seconds_bucket{{le=\"+Inf\"}} {cumulative}\ntachyon_http_request_duration_seconds_sum {:.9}\ntachyon_http_request_duration_seconds_count {cumulative}",
+        c.duration_sum_ns as f64 / 1e9
+    );
+}
+
+fn connections(out: &mut String, c: &Counters) {
+    head(
+        out,
+        "tachyon_connections_open",
+        "gauge",
+        "Connections open.",
+    );
+    let _ = writeln!(out, "tachyon_connections_open {}", c.open);
+    head(
+        out,
+        "tachyon_connections_accepted_total",
+        "counter",
+        "Connections accepted, by listener scheme.",
+    );
+    for (i, scheme) in SCHEMES.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "tachyon_connections_accepted_total{{scheme=\"{scheme}\"}} {}",
+            c.accepted[i]
+        );
+    }
+    head(
+        out,
+        "tachyon_connections_closed_total",
+        "counter",
+        "Connections closed, by reason.",
+    );
+    for why in Closed::ALL {
+        let _ = writeln!(
+            out,
+            "tachyon_connections_closed_total{{reason=\"{}\"}} {}",
+            why.label(),
+            c.closed[why as usize]
+        );
+    }
+    head(
+        out,
+        "tachyon_timeouts_total",
+        "counter",
+        "Timeouts that closed a connection, by kind.",
+    );
+    for kind in Timeout::ALL {
+        let _ = writeln!(
+            out,
+            "tachyon_timeouts_total{{kind=\"{}\"}} {}",
+            kind.label(),
+            c.timeouts[kind as usize]
+        );
+    }
+}
+
+fn site(out: &mut String, admin: &Admin) {
+    head(
+        out,
+        "tachyon_snapshot_generation",
+        "gauge",
+        "The generation being served (1 at start, one more per reload).",
+    );
+    let _ = writeln!(out, "tachyon_snapshot_generation {}", admin.live.number());
+    let size = site_size(&admin.live);
+    head(
+        out,
+        "tachyon_snapshot_files",
+        "gauge",
+        "Representations held in memory, by content coding.",
+    );
+    for (i, encoding) in ENCODINGS.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "tachyon_snapshot_files{{encoding=\"{encoding}\"}} {}",
+            size.files[i]
+        );
+    }
+    head(
+        out,
+        "tachyon_snapshot_memory_bytes",
+        "gauge",
+        "Bytes of representations held in memory, by content coding.",
+    );
+    for (i, encoding) in ENCODINGS.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "tachyon_snapshot_memory_bytes{{encoding=\"{encoding}\"}} {}",
+            size.bytes[i]
+        );
+    }
+    head(
+        out,
+        "tachyon_snapshot_disk_files",
+        "gauge",
+        "Files served from disk (too large to hold).",
+    );
+    let _ = writeln!(out, "tachyon_snapshot_disk_files {}", size.disk_files);
+    head(
+        out,
+        "tachyon_snapshot_disk_bytes",
+        "gauge",
+        "Bytes of the files served from disk.",
+    );
+    let _ = writeln!(out, "tachyon_snapshot_disk_bytes {}", size.disk_bytes);
+}
+
+fn reloads(out: &mut String, admin: &Admin) {
+    let h = admin.reloads.history();
+    head(
+        out,
+        "tachyon_reloads_total",
+        "counter",
+        "Reloads attempted, by result.",
+    );
+    let _ = writeln!(
+        out,
+        "tachyon_reloads_total{{result=\"success\"}} {}\ntachyon_reloads_total{{result=\"failure\"}} {}",
+        h.succeeded, h.failed
+    );
+    head(
+        out,
+        "tachyon_last_reload_timestamp_seconds",
+        "gauge",
+        "When the last reload was attempted, in Unix seconds (0: none yet).",
+    );
+    let (at, error) = h.last.clone().unwrap_or((0.0, None));
+    let _ = writeln!(out, "tachyon_last_reload_timestamp_seconds {at:.3}");
+    head(
+        out,
+        "tachyon_last_reload_success",
+        "gauge",
+        "1 if the last reload succeeded or none was attempted, else 0.",
+    );
+    let _ = writeln!(
+        out,
+        "tachyon_last_reload_success {}",
+        u8::from(error.is_none())
+    );
+    if let Some(error) = error {
+        head(
+            out,
+            "tachyon_last_reload_error_info",
+            "gauge",
+            "Why the last reload failed.",
+        );
+        let _ = writeln!(
+            out,
+            "tachyon_last_reload_error_info{{error=\"{}\"}} 1",
+            label_value(&error)
+        );
+    }
+}
+
+/// A label value: backslash, quote and newline escaped (format 0.0.4).
+fn label_value(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+fn status(admin: &Admin, started: Instant) -> String {
+    let c = admin.board.total();
+    let size = site_size(&admin.live);
+    let h = admin.reloads.history();
+    let error = match h.last.as_ref().and_then(|(_, e)| e.as_deref()) {
+        Some(e) => format!("\"{}\"", json_escape(e)),
+        None => "null".into(),
+    };
+    format!(
+        "{{\"version\":\"{}\",\"generation\":{},\"draining\":{},\"uptime_seconds\":{:.3},\"connections\":{},\"requests\":{},\"files_in_memory\":{},\"bytes_in_memory\":{},\"files_on_disk\":{},\"reloads\":{{\"succeeded\":{},\"failed\":{},\"last_error\":{error}}}}}\n",
+        env!("CARGO_PKG_VERSION"),
+        admin.live.number(),
+        admin.shutdown.is_stopping(),
+        started.elapsed().as_secs_f64(),
+        c.open,
+        c.total_requests(),
+        size.files[0],
+        size.bytes.iter().sum::<u64>(),
+        size.disk_files,
+        h.succeeded,
+        h.failed,
+    )
+}
+
+fn json_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+}
