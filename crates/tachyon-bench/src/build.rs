@@ -4,8 +4,9 @@
 //! Generates a mixed site (pages, scripts, styles, data and images, the
 //! proportions of a documentation or shop site), starts the release
 //! `tachyon` on it several times with and without compression, and times
-//! each start until it prints its URL, when the snapshot is complete. Owns
-//! nothing the suites use; figures come only from these runs.
+//! each start until it prints its URL (it serves from then on) and, when
+//! it builds its variants in the background, until they are all swapped
+//! in. Owns nothing the suites use; figures come only from these runs.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -51,16 +52,19 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
         root.display()
     );
     println!();
-    println!("| compression | round | ready after | reload (SIGHUP, one file edited) | RSS when ready | peak RSS | tachyon's summary |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| compression | round | ready after | every variant served after | reload (SIGHUP, one file edited) | RSS when ready | peak RSS | tachyon's summary |");
+    println!("|---|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
     for round in 1..=opts.rounds {
         for compress in [true, false] {
             let start = start_once(&tachyon, &root, compress)?;
             println!(
-                "| {} | {round} | {:.2} s | {:.2} s | {:.0} MiB | {:.0} MiB | {}; {} |",
+                "| {} | {round} | {:.2} s | {} | {:.2} s | {:.0} MiB | {:.0} MiB | {}; {} |",
                 if compress { "br, zstd, gzip" } else { "off" },
                 start.ready_s,
+                start
+                    .variants_s
+                    .map_or("at once".into(), |s| format!("{s:.2} s")),
                 start.reload_s,
                 start.rss as f64 / 1_048_576.0,
                 start.peak_rss as f64 / 1_048_576.0,
@@ -71,6 +75,7 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
                 "round": round,
                 "compression": compress,
                 "ready_s": start.ready_s,
+                "variants_s": start.variants_s,
                 "reload_s": start.reload_s,
                 "rss_bytes": start.rss,
                 "peak_rss_bytes": start.peak_rss,
@@ -93,6 +98,8 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
 
 struct Start {
     ready_s: f64,
+    /// When the variants were built after serving began: until they were.
+    variants_s: Option<f64>,
     /// From SIGHUP, after editing one page, to the new generation's summary.
     reload_s: f64,
     rss: u64,
@@ -118,6 +125,7 @@ fn start_once(tachyon: &Path, root: &Path, compress: bool) -> anyhow::Result<Sta
     let stdout = child.stdout.take().context("tachyon's stdout")?;
     let (mut loaded, mut compressed) = (String::new(), String::from("–"));
     let mut ready = None;
+    let mut later = false;
     let mut lines = BufReader::new(stdout).lines();
     for line in lines.by_ref() {
         let line = line?;
@@ -125,12 +133,26 @@ fn start_once(tachyon: &Path, root: &Path, compress: bool) -> anyhow::Result<Sta
             loaded = line.trim_start_matches("loaded ").to_string();
         } else if let Some(rest) = line.strip_prefix("compressed: ") {
             compressed = rest.to_string();
+        } else if line.starts_with("serving before compressing") {
+            later = true;
         } else if line.starts_with("serving ") {
             ready = Some(started.elapsed().as_secs_f64());
             break;
         }
     }
     let rss = proc::rss_bytes(pid);
+    let mut variants_s = None;
+    if later {
+        for line in lines.by_ref() {
+            let line = line?;
+            if let Some(rest) = line.strip_prefix("compressed: ") {
+                compressed = rest.to_string();
+            } else if line.starts_with("reloaded (") {
+                variants_s = Some(started.elapsed().as_secs_f64());
+                break;
+            }
+        }
+    }
     let peak_rss = proc::status_bytes(pid, "VmHWM:").unwrap_or(0);
     let Some(ready_s) = ready else {
         let _ = child.kill();
@@ -158,6 +180,7 @@ fn start_once(tachyon: &Path, root: &Path, compress: bool) -> anyhow::Result<Sta
     let _ = child.wait();
     Ok(Start {
         ready_s,
+        variants_s,
         reload_s,
         rss,
         peak_rss,

@@ -178,6 +178,7 @@ fn seed_name(seed: &str) -> &'static str {
         "i4" => {
             "issue 4 (a 100 KB script, compressed: tachyon's built variants vs nginx gzip_static)"
         }
+        "i17" => "issue 17 (the access log's cost: each server with and without it)",
         "i15" => {
             "issue 15 (HTTPS: one ECDSA P-256 certificate, TLS 1.3, every server's own resumption)"
         }

@@ -850,4 +850,29 @@ mod tests {
         assert_ne!(a, content("/s/001.txt", 8, 5000));
         assert_eq!(generation_of(&a, "/s/002.txt"), None);
     }
+
+    /// What `bytes` decode to, sent through a real loopback socket.
+    fn decode(bytes: &'static [u8]) -> Result<(Vec<u8>, bool), String> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let sender = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            s.write_all(bytes).unwrap();
+        });
+        let mut conn = BufReader::new(TcpStream::connect(addr).unwrap());
+        let out = read_chunked(&mut conn);
+        sender.join().unwrap();
+        out
+    }
+
+    #[test]
+    fn chunked_bodies_decode_with_extensions_and_trailers() {
+        let (body, short) = decode(b"5;x=1\r\nhello\r\n1\r\n!\r\n0\r\nEtag: x\r\n\r\n").unwrap();
+        assert_eq!((body.as_slice(), short), (&b"hello!"[..], false));
+        // Cut short: what arrived, flagged.
+        let (body, short) = decode(b"5\r\nhello\r\n4\r\nab").unwrap();
+        assert_eq!((body.as_slice(), short), (&b"hello"[..], true));
+        assert!(decode(b"zz\r\n").is_err());
+        assert!(decode(b"2\r\nabcd").is_err());
+    }
 }

@@ -185,12 +185,15 @@ pub enum Suite {
     Footprint,
     /// HTTPS: every server serves TLS only (issue 15).
     Tls,
+    /// The access log's cost: 1 KiB at c=32 and c=256 (issue 17), run
+    /// with `tachyon,tachyon-logged,nginx,nginx-logged`.
+    Logging,
     Quick,
     Smoke,
 }
 
 impl Suite {
-    pub const ALL: [Suite; 16] = [
+    pub const ALL: [Suite; 17] = [
         Suite::SpareCores,
         Suite::LinuxConfig,
         Suite::Boa,
@@ -205,6 +208,7 @@ impl Suite {
         Suite::C10k,
         Suite::Footprint,
         Suite::Tls,
+        Suite::Logging,
         Suite::Quick,
         Suite::Smoke,
     ];
@@ -225,6 +229,7 @@ impl Suite {
             Suite::C10k => "c10k",
             Suite::Footprint => "footprint",
             Suite::Tls => "tls",
+            Suite::Logging => "logging",
             Suite::Quick => "quick",
             Suite::Smoke => "smoke",
         }
@@ -240,7 +245,7 @@ impl Suite {
         // `tls` runs alone: its servers speak only HTTPS.
         !matches!(
             self,
-            Suite::Quick | Suite::Smoke | Suite::Footprint | Suite::Tls
+            Suite::Quick | Suite::Smoke | Suite::Footprint | Suite::Tls | Suite::Logging
         )
     }
 
@@ -261,6 +266,7 @@ impl Suite {
             Suite::C10k => c10k,
             Suite::Footprint => footprint,
             Suite::Tls => tls,
+            Suite::Logging => logging,
             Suite::Quick => quick,
             Suite::Smoke => smoke,
         };
@@ -507,6 +513,22 @@ fn efficiency(plan: &Plan) -> Vec<Cell> {
         }
     }
     out
+}
+
+/// Issue 17: the efficiency cells the access log is judged on.
+fn logging(plan: &Plan) -> Vec<Cell> {
+    [32u32, 256]
+        .into_iter()
+        .map(|c| {
+            cell(
+                Suite::Logging,
+                "i17",
+                format!("1k t1 c{c}"),
+                "/1k",
+                wrk(1, c, plan.secs(10)),
+            )
+        })
+        .collect()
 }
 
 /// TechEmpower-style pipelining (bench-methodology §2.5, §7.D).

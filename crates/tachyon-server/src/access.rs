@@ -12,7 +12,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -126,6 +126,7 @@ impl LogSink {
             buf: Vec::with_capacity(FLUSH_AT + 4096),
             sink: self.sink.clone(),
             clock: LogClock::default(),
+            ip: IpText::default(),
         }
     }
 }
@@ -231,15 +232,41 @@ impl LogClock {
     }
 }
 
+/// The last client address formatted: most lines repeat the one before
+/// (a keep-alive connection, a proxy in front), and formatting an address
+/// costs more than the rest of a combined line.
+#[derive(Default)]
+struct IpText {
+    ip: Option<IpAddr>,
+    text: Vec<u8>,
+}
+
+impl IpText {
+    fn of(&mut self, ip: IpAddr) -> &[u8] {
+        if self.ip != Some(ip) {
+            self.text.clear();
+            let _ = write!(self.text, "{ip}");
+            self.ip = Some(ip);
+        }
+        &self.text
+    }
+}
+
 /// A worker's log buffer.
 pub struct AccessLog {
     format: Format,
     buf: Vec<u8>,
     sink: Sender<Vec<u8>>,
     clock: LogClock,
+    ip: IpText,
 }
 
 impl AccessLog {
+    /// Whether lines carry a duration (so requests must be timed).
+    pub fn needs_duration(&self) -> bool {
+        self.format == Format::Json
+    }
+
     /// Formats the line for one answered request.
     pub fn request(
         &mut self,
@@ -280,10 +307,21 @@ impl AccessLog {
         client: &Client<'_>,
         elapsed: Option<Duration>,
     ) {
-        let since = self.clock.refresh(SystemTime::now());
         match self.format {
-            Format::Combined => combined(&mut self.buf, &self.clock.local, line, summary, client),
-            Format::Json => json(&mut self.buf, since, line, summary, client, elapsed),
+            Format::Combined => {
+                // The second is all a combined line shows: the coarse clock
+                // (the last tick's time, no hardware read) is enough.
+                let now = rustix::time::clock_gettime(rustix::time::ClockId::RealtimeCoarse);
+                let now =
+                    UNIX_EPOCH + Duration::new(now.tv_sec.max(0) as u64, now.tv_nsec.max(0) as u32);
+                self.clock.refresh(now);
+                let ip = client.addr.map(|a| self.ip.of(a.ip()));
+                combined(&mut self.buf, &self.clock.local, ip, line, summary);
+            }
+            Format::Json => {
+                let since = self.clock.refresh(SystemTime::now());
+                json(&mut self.buf, since, line, summary, client, elapsed)
+            }
         }
     }
 
@@ -332,16 +370,11 @@ fn version_text(version: Version) -> &'static str {
 fn combined(
     out: &mut Vec<u8>,
     time: &[u8; 26],
+    ip: Option<&[u8]>,
     line: &Line<'_>,
     summary: &Summary,
-    client: &Client<'_>,
 ) {
-    match client.addr {
-        Some(addr) => {
-            let _ = write!(out, "{}", addr.ip());
-        }
-        None => out.push(b'-'),
-    }
+    out.extend_from_slice(ip.unwrap_or(b"-"));
     out.extend_from_slice(b" - - [");
     out.extend_from_slice(time);
     out.extend_from_slice(b"] \"");
@@ -374,6 +407,11 @@ fn combined(
 /// bytes above 0x7e become `\xHH`.
 fn escape_nginx(out: &mut Vec<u8>, value: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let plain = |b: &u8| *b != b'"' && *b != b'\\' && (0x20..0x7f).contains(b);
+    if value.iter().all(plain) {
+        out.extend_from_slice(value);
+        return;
+    }
     for &b in value {
         if b == b'"' || b == b'\\' || !(0x20..0x7f).contains(&b) {
             out.extend_from_slice(&[b'\\', b'x', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
@@ -509,16 +547,12 @@ mod tests {
             referer: None,
             user_agent: Some(b"ua\\1\x01\xff"),
         };
-        let client = Client {
-            addr: Some("127.0.0.1:5000".parse().unwrap()),
-            tls: None,
-        };
         combined(
             &mut out,
             b"24/Nov/2026:17:40:01 +0000",
+            Some(b"127.0.0.1"),
             &line,
             &summary(),
-            &client,
         );
         assert_eq!(
             String::from_utf8(out).unwrap(),

@@ -202,7 +202,8 @@ impl Observer {
     pub fn new(board: Option<Arc<Board>>, worker: usize, log: Option<AccessLog>) -> Observer {
         Observer {
             counters: Counters::default(),
-            timed: board.is_some() || log.is_some(),
+            // Two clock reads per request, only when something shows them.
+            timed: board.is_some() || log.as_ref().is_some_and(AccessLog::needs_duration),
             board: board.map(|b| (b, worker)),
             log,
             dirty: false,

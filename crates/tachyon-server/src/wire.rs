@@ -213,10 +213,15 @@ fn receive_tls(
         if !*readable {
             return Received::Drained;
         }
+        // Decided on the first byte, once one has arrived (a client may
+        // connect and write later): a TLS record starts with a content
+        // type (20–24), an HTTP request with an uppercase method.
         if !session.sniffed {
-            session.sniffed = true;
-            if looks_like_http(fd) {
-                return Received::PlainHttp;
+            if let Some(byte) = first_byte(fd) {
+                session.sniffed = true;
+                if byte.is_ascii_uppercase() {
+                    return Received::PlainHttp;
+                }
             }
         }
         let mut socket = Socket { fd, short: false };
@@ -247,12 +252,12 @@ fn receive_tls(
 
 /// True when the first bytes on a TLS port are an HTTP request line (an
 /// uppercase method token) rather than a TLS record (content type 22).
-fn looks_like_http(fd: &OwnedFd) -> bool {
+fn first_byte(fd: &OwnedFd) -> Option<u8> {
     let mut first = [0u8; 1];
-    matches!(
-        rustix::net::recv(fd, &mut first, RecvFlags::PEEK),
-        Ok((1, _)) if first[0].is_ascii_uppercase()
-    )
+    match rustix::net::recv(fd, &mut first, RecvFlags::PEEK) {
+        Ok((1, _)) => Some(first[0]),
+        _ => None,
+    }
 }
 
 /// Writes the session's records until none are left or the socket is full.

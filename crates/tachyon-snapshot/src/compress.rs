@@ -21,6 +21,12 @@ pub struct Compression {
     /// Files smaller than this are not encoded: the saving would not cover
     /// the `Content-Encoding` and `Vary` header bytes.
     pub min_size: u64,
+    /// The variants are built later, by another load (tachyon serves a large
+    /// site first and compresses it in the background): none is built now,
+    /// but every representation that would get one already carries
+    /// `Vary: Accept-Encoding`, so responses say from the start that they
+    /// depend on it.
+    pub deferred: bool,
 }
 
 impl Default for Compression {
@@ -28,6 +34,7 @@ impl Default for Compression {
         Compression {
             codings: Coding::ALL.to_vec(),
             min_size: 256,
+            deferred: false,
         }
     }
 }

@@ -667,6 +667,7 @@ fn represent_file(
         options,
     );
     let mut encoded = Vec::new();
+    let mut deferred = false;
     for coding in Coding::ALL {
         let mut sibling = f.key.clone();
         sibling.extend_from_slice(coding.suffix().as_bytes());
@@ -681,6 +682,10 @@ fn represent_file(
             &identity.body,
             worth_encoding(&meta, options, coding, identity.len),
         ) {
+            if options.compression.deferred {
+                deferred = true;
+                continue;
+            }
             if budget.load(Ordering::Relaxed) == 0 {
                 over_budget.fetch_add(1, Ordering::Relaxed);
                 continue;
@@ -702,7 +707,7 @@ fn represent_file(
             }
         }
     }
-    assemble(identity.clone(), encoded, &meta)
+    assemble(identity.clone(), encoded, deferred, &meta)
 }
 
 /// `/dir/` serves the first index file (or a listing); `/dir` redirects to `/dir/`.
@@ -817,9 +822,15 @@ fn raw_bytes(data: Bytes) -> Raw {
 }
 
 /// Builds every representation's heads; all carry `Vary` when there is a
-/// choice (RFC 9110 §12.5.5), including identity and 304s.
-fn assemble(identity: Raw, encoded: Vec<(Coding, Raw)>, meta: &Meta) -> Representation {
-    let vary = !encoded.is_empty();
+/// choice (RFC 9110 §12.5.5), or will be once deferred variants are built,
+/// including identity and 304s.
+fn assemble(
+    identity: Raw,
+    encoded: Vec<(Coding, Raw)>,
+    deferred: bool,
+    meta: &Meta,
+) -> Representation {
+    let vary = deferred || !encoded.is_empty();
     let encoded: Vec<Encoded> = encoded
         .into_iter()
         .map(|(coding, raw)| Encoded {
@@ -894,7 +905,7 @@ fn listing_entry(slash: &[u8], children: &[Child], options: &LoadOptions) -> Ent
                 }
             }
         }
-        Arc::new(assemble(raw(data), encoded, &meta))
+        Arc::new(assemble(raw(data), encoded, false, &meta))
     };
     Entry::Listing {
         html: page(

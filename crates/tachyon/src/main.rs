@@ -72,7 +72,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         Some(tls) => Some(Arc::new(Tls::start(tls, settings.quiet)?)),
         None => None,
     };
-    let mut generation = load_generation(&settings, &caches)?;
+    let (mut generation, compress_later) = first_generation(&settings, &caches)?;
     if let Some(tls) = &tls {
         generation = generation.with_tls(tls.config(&settings)?);
     }
@@ -152,6 +152,9 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     let reopen = log.as_ref().map(LogWriter::reopener);
     let reloader = Reloader::new(live, settings, caches, tls, reloads);
     reloader.watch(watch);
+    if compress_later {
+        compress_in_background(Arc::clone(&reloader));
+    }
     let signal_thread = std::thread::spawn(move || {
         for signal in signals.forever() {
             match signal {
@@ -217,6 +220,78 @@ fn https_policy(settings: &Settings, bound: &[Endpoint]) -> Https {
             })
             .into_iter()
             .collect(),
+    }
+}
+
+/// A site holding more than this in memory is served before its variants
+/// are built: building brotli-11 and zstd-19 for the 10,000-file, 200 MiB
+/// site took 76 s, reading and hashing it 0.26 s. Below it, building them
+/// first costs well under a second and a client never sees a site without
+/// its variants.
+const COMPRESS_BEFORE_SERVING_MAX: u64 = 8 << 20;
+
+/// The generation to start serving: identity bodies (and precompressed
+/// siblings) at once, with the built variants too when the site is small;
+/// `true` when the variants are still to be built (in the background).
+fn first_generation(
+    settings: &Settings,
+    caches: &[EncodeCache],
+) -> anyhow::Result<(Generation, bool)> {
+    let compresses = !settings.load.compression.codings.is_empty()
+        || settings
+            .hosts
+            .iter()
+            .any(|h| !h.load.compression.codings.is_empty());
+    if !compresses {
+        return Ok((load_generation(settings, caches)?, false));
+    }
+    let mut quick = settings.clone();
+    quick.quiet = true;
+    quick.load.compression.deferred = true;
+    for host in &mut quick.hosts {
+        host.load.compression.deferred = true;
+    }
+    let identity = load_generation(&quick, caches)?;
+    let in_memory: u64 = std::iter::once(identity.default_snapshot())
+        .chain(identity.virtual_snapshots())
+        .map(|s| s.stats().bytes_in_memory)
+        .sum();
+    if in_memory <= COMPRESS_BEFORE_SERVING_MAX {
+        return Ok((load_generation(settings, caches)?, false));
+    }
+    if !settings.quiet {
+        for snapshot in
+            std::iter::once(identity.default_snapshot()).chain(identity.virtual_snapshots())
+        {
+            summarize(snapshot);
+        }
+        say(&format!(
+            "serving before compressing: {:.1} MiB to compress in the background, each variant served once built",
+            in_memory as f64 / 1_048_576.0
+        ));
+    }
+    Ok((identity, true))
+}
+
+/// Builds the variants on threads at low priority (nice 10), so the
+/// workers keep the cores they need, and swaps them in as a new generation
+/// (each representation with its own ETag and length, `Vary` throughout).
+fn compress_in_background(reloader: Arc<Reloader>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("tachyon-compress-{i}"))
+        .start_handler(|_| {
+            // Linux applies PRIO_PROCESS to the calling thread alone.
+            let _ = rustix::process::setpriority_process(None, 10);
+        })
+        .build();
+    let spawned = std::thread::Builder::new()
+        .name("tachyon-compress".into())
+        .spawn(move || match pool {
+            Ok(pool) => pool.install(|| reloader.reload("variants built in the background")),
+            Err(_) => reloader.reload("variants built in the background"),
+        });
+    if let Err(err) = spawned {
+        warn(&format!("not compressing in the background: {err}"));
     }
 }
 

@@ -264,7 +264,11 @@ fn compression(no_compress: bool, file: &FileCompression) -> anyhow::Result<Comp
         "compression.min_size",
         defaults.min_size,
     )?;
-    Ok(Compression { codings, min_size })
+    Ok(Compression {
+        codings,
+        min_size,
+        deferred: false,
+    })
 }
 
 /// `--cors` (a rule for every path) and the `[[headers]]` rules, in order.

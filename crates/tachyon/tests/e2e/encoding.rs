@@ -226,3 +226,55 @@ fn encodings_follow_edits_across_reloads() {
     }
     assert_eq!(fetch("/site.css"), same);
 }
+
+/// A site with more than 8 MiB in memory is served before its variants
+/// are built: the first answers are identity, and once the background
+/// build swaps in the variants, the same request gets brotli with its own
+/// ETag and length. `Vary` is sent throughout.
+#[test]
+fn a_large_site_is_served_at_once_and_gains_its_variants_in_the_background() {
+    let site = TestSite::new();
+    // 9 MiB of scripts, 72 different files of 128 KiB (different, so the
+    // build compresses each: seconds of work, well after the first request).
+    for i in 0..72 {
+        let body: String = (0..)
+            .map(|n| format!("function f{i}_{n}() {{ return {n} * {i}; }}\n"))
+            .flat_map(|line| line.into_bytes())
+            .take(128 * 1024)
+            .map(char::from)
+            .collect();
+        site.file(&format!("js/app{i:02}.js"), &body);
+    }
+    let started = std::time::Instant::now();
+    let server = Server::start(&site.root, &["--no-watch"]);
+    assert!(
+        server
+            .startup
+            .iter()
+            .any(|l| l.starts_with("serving before compressing: 9.0 MiB")),
+        "{:#?}",
+        server.startup
+    );
+    let mut c = server.connect();
+    let first = c.get("/js/app00.js", "Accept-Encoding: br\r\n");
+    assert!(
+        server.lines.try_iter().all(|l| !l.starts_with("reloaded")),
+        "the variants were built before the first request: the spec proves nothing"
+    );
+    let ready = started.elapsed();
+    assert_eq!(first.status, 200);
+    assert_eq!(first.header("content-encoding"), None);
+    assert_eq!(first.body.len(), 128 * 1024);
+    assert_eq!(first.header("vary"), Some("Accept-Encoding"));
+    assert!(ready < std::time::Duration::from_secs(5), "{ready:?}");
+    server
+        .wait_for_line(
+            "reloaded (variants built in the background)",
+            std::time::Duration::from_secs(120),
+        )
+        .expect("the variants are swapped in");
+    let later = c.get("/js/app00.js", "Accept-Encoding: br\r\n");
+    assert_eq!(later.header("content-encoding"), Some("br"));
+    assert_ne!(later.header("etag"), first.header("etag"));
+    assert_eq!(decode("br", &later.body), first.body);
+}

@@ -220,6 +220,11 @@ fn plain_http_on_the_tls_port_is_told_so_in_plaintext() {
     assert_eq!(r.status, 400);
     assert_eq!(r.header("connection"), Some("close"));
     assert!(raw.is_closed());
+    // A client that connects, waits, then writes: the server has looked
+    // at the socket before any byte arrived, and must still tell.
+    let mut late = crate::support::Raw::connect(https);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(late.get("/a.txt", "").status, 400);
 }
 
 #[test]
