@@ -496,7 +496,9 @@ fn json(
 }
 
 /// A JSON string: bytes that are not UTF-8 become U+FFFD; quotes,
-/// backslashes and control characters are escaped (RFC 8259 §7).
+/// backslashes and control characters are escaped (RFC 8259 §7). Written
+/// here rather than through serde_json because it runs once per field of
+/// every logged request, into the worker's buffer, with no value built.
 fn json_string(out: &mut Vec<u8>, value: &[u8]) {
     out.push(b'"');
     for c in String::from_utf8_lossy(value).chars() {

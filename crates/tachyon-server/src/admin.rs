@@ -426,39 +426,25 @@ fn status(admin: &Admin, started: Instant) -> String {
     let c = admin.board.total();
     let size = site_size(&admin.live);
     let h = admin.reloads.history();
-    let error = match h.last.as_ref().and_then(|(_, e)| e.as_deref()) {
-        Some(e) => format!("\"{}\"", json_escape(e)),
-        None => "null".into(),
-    };
-    format!(
-        "{{\"version\":\"{}\",\"generation\":{},\"draining\":{},\"uptime_seconds\":{:.3},\"connections\":{},\"requests\":{},\"files_in_memory\":{},\"bytes_in_memory\":{},\"files_on_disk\":{},\"reloads\":{{\"succeeded\":{},\"failed\":{},\"last_error\":{error}}}}}\n",
-        env!("CARGO_PKG_VERSION"),
-        admin.live.number(),
-        admin.shutdown.is_stopping(),
-        started.elapsed().as_secs_f64(),
-        c.open,
-        c.total_requests(),
-        size.files[0],
-        size.bytes.iter().sum::<u64>(),
-        size.disk_files,
-        h.succeeded,
-        h.failed,
-    )
-}
-
-fn json_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    let mut text = serde_json::json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "generation": admin.live.number(),
+        "draining": admin.shutdown.is_stopping(),
+        "uptime_seconds": started.elapsed().as_secs_f64(),
+        "connections": c.open,
+        "requests": c.total_requests(),
+        "files_in_memory": size.files[0],
+        "bytes_in_memory": size.bytes.iter().sum::<u64>(),
+        "files_on_disk": size.disk_files,
+        "reloads": {
+            "succeeded": h.succeeded,
+            "failed": h.failed,
+            "last_error": h.last.and_then(|(_, e)| e),
+        },
+    })
+    .to_string();
+    text.push('\n');
+    text
 }
 
 fn unix_now() -> f64 {

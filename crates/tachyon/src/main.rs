@@ -266,7 +266,7 @@ fn first_generation(
             summarize(snapshot);
         }
         say(&format!(
-            "serving before compressing: {:.1} MiB to compress in the background, each variant served once built",
+            "serving before compressing: {:.1} MiB to compress in the background; the variants are swapped in once built",
             in_memory as f64 / 1_048_576.0
         ));
     }
@@ -431,16 +431,7 @@ fn json_message(level: &str, line: &str) -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
         .as_secs_f64();
-    let mut msg = String::with_capacity(line.len() + 2);
-    for c in line.chars() {
-        match c {
-            '"' => msg.push_str("\\\""),
-            '\\' => msg.push_str("\\\\"),
-            c if (c as u32) < 0x20 => msg.push_str(&format!("\\u{:04x}", c as u32)),
-            c => msg.push(c),
-        }
-    }
-    format!("{{\"ts\":{ts:.6},\"level\":\"{level}\",\"msg\":\"{msg}\"}}")
+    serde_json::json!({ "ts": ts, "level": level, "msg": line }).to_string()
 }
 
 /// Prints a line to stdout, ignoring a closed or full pipe: a server must not
