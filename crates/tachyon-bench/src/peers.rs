@@ -331,7 +331,12 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
             )
         })?;
         let (user, group) = identity();
+        // lighttpd asks for its max-fds at start and, above the hard
+        // limit, falls back to 4,096 connections: ask for what there is.
+        let fds = crate::proc::raise_nofile().min(65_536);
         let text = text
+            .replace("{{MAX_FDS}}", &fds.to_string())
+            .replace("{{MAX_CONNS}}", &(fds / 2).to_string())
             .replace("{{PORT}}", &port.to_string())
             .replace("{{ROOT}}", &root)
             .replace("{{WORKERS}}", &workers)

@@ -131,6 +131,9 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
     let www = opts.out.join("www");
     let run_dir = opts.out.join("run");
     scratch_dir(&run_dir)?;
+    if opts.servers.iter().any(|p| p.program().is_some()) {
+        readable_by_workers(&opts.out)?;
+    }
     let tls = tls_run(cells, &opts.servers)?
         .then(|| TlsFiles::make(&run_dir))
         .transpose()?;
@@ -141,10 +144,12 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
     }
     let bench_bin = std::env::current_exe()?;
     let tachyon_bin = bench_bin.with_file_name("tachyon");
-    let wants_tachyon = opts
-        .servers
-        .iter()
-        .any(|p| matches!(p, Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile));
+    let wants_tachyon = opts.servers.iter().any(|p| {
+        matches!(
+            p,
+            Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::TachyonLogged
+        )
+    });
     if wants_tachyon && !tachyon_bin.is_file() {
         bail!(
             "{} not found: build it with `cargo build --release -p tachyon`",
@@ -361,6 +366,25 @@ fn plan(cells: &[Cell], rounds: u32, servers: &[Peer]) -> String {
 /// tachyon and the floor, the same source commit), or its cells would compare
 /// two machines or two builds.
 fn same_setup(previous: &Results, servers: &[Peer]) -> anyhow::Result<()> {
+    // The report lists the servers the run started with: a resumed run
+    // with another list would measure servers it does not describe, or
+    // leave cells without a server it does.
+    let mut before: Vec<&str> = previous.servers.iter().map(|s| s.name.as_str()).collect();
+    let mut asked: Vec<&str> = servers.iter().map(|p| p.name()).collect();
+    before.sort_unstable();
+    asked.sort_unstable();
+    if before != asked {
+        bail!(
+            "--resume: the earlier run measured --servers {}, this one asks for {}; resume with the earlier list, or start another --out",
+            previous
+                .servers
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+            asked.join(",")
+        );
+    }
     let (cores, model) = cpu();
     let there = &previous.machine;
     if (cores, &model) != (there.cores, &there.cpu_model) {
@@ -427,6 +451,31 @@ fn complete_cells(
 
 /// Creates a folder servers write pid files and logs to. Apache and h2o
 /// drop to www-data when started as root, so it must be theirs to write too.
+/// Run as root, nginx, h2o, lighttpd and Apache serve from workers that
+/// drop to an unprivileged user, which must be able to reach the site: a
+/// folder on the way to `--out` that others cannot enter would surface
+/// much later as "nginx did not answer GET /1k with 200".
+fn readable_by_workers(out: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if !rustix::process::geteuid().is_root() {
+        return Ok(());
+    }
+    let out = out.canonicalize()?;
+    for dir in out.ancestors() {
+        let mode = std::fs::metadata(dir)?.permissions().mode();
+        if mode & 0o001 == 0 {
+            bail!(
+                "--out {}: {} is closed to other users (mode {:o}), and the peers' workers run as an unprivileged user: choose an --out under /tmp, or `chmod o+x {}`",
+                out.display(),
+                dir.display(),
+                mode & 0o7777,
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn scratch_dir(path: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(path)?;
     std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o1777))
@@ -709,12 +758,21 @@ mod tests {
             cores: here.cores + 1,
             ..here.clone()
         };
-        let err = same_setup(&earlier(elsewhere, version), &servers).unwrap_err();
+        let err = same_setup(&earlier(elsewhere, version.clone()), &servers).unwrap_err();
         assert!(err.to_string().contains("cores"), "{err}");
 
         let older = "0.1.0 (this workspace, sources at 0000000)".to_string();
-        let err = same_setup(&earlier(here, older), &servers).unwrap_err();
+        let err = same_setup(&earlier(here.clone(), older), &servers).unwrap_err();
         assert!(err.to_string().contains("0000000"), "{err}");
+
+        // Another server list: refused, naming the earlier one.
+        let more = [Peer::Tachyon, Peer::Nginx];
+        let err = same_setup(&earlier(here, version), &more).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("measured --servers tachyon, this one asks for nginx,tachyon"),
+            "{err}"
+        );
     }
 
     #[test]
