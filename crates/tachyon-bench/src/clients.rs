@@ -144,18 +144,6 @@ impl Load {
     }
 }
 
-/// The closed-loop peak at c=64 on `url`, measured just before an
-/// open-loop cell sets its rate from it.
-pub fn peak_rps(url: String) -> anyhow::Result<f64> {
-    let argv: Vec<String> = ["wrk", "-t1", "-c64", "-d3s"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([url])
-        .collect();
-    let text = run(&argv, Duration::from_secs(30), None, &mut || {})?;
-    Ok(parse_wrk(&text)?.rps)
-}
-
 /// A second of load on `url`, so that no server is measured cold.
 pub fn warm_up(url: String) -> anyhow::Result<()> {
     let argv: Vec<String> = ["wrk", "-t1", "-c8", "-d1s"]

@@ -235,12 +235,14 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
             let mut series: Series<'_> = BTreeMap::new();
             for (i, cell) in in_suite.iter().enumerate() {
                 for (server, rows) in &cell.by_server {
-                    // Rows from before the fraction was recorded: the
-                    // suite's cells are 50, 80 and 95% in order.
-                    let percent = rows
-                        .first()
-                        .and_then(|r| r.rate_fraction)
-                        .map_or([50.0, 80.0, 95.0][i.min(2)], |f| f * 100.0);
+                    // The offered rate; rows from runs that offered a
+                    // fraction of each server's peak plot that fraction,
+                    // and the oldest, without either, the cell's place.
+                    let first = rows.first();
+                    let percent = first
+                        .and_then(|r| r.rate_fraction.map(|f| f * 100.0))
+                        .or_else(|| first.and_then(|r| r.target_rps))
+                        .unwrap_or([50.0, 80.0, 95.0][i.min(2)]);
                     if let Some(p99) = cell.metric(server, |r| r.client.latency_p99_ms) {
                         series
                             .entry(server)
@@ -249,16 +251,25 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
                     }
                 }
             }
+            let by_fraction = in_suite
+                .iter()
+                .flat_map(|c| c.by_server.iter().flat_map(|(_, rows)| rows))
+                .any(|r| r.rate_fraction.is_some());
+            let (title, axis) = if by_fraction {
+                (
+                    "p99 latency at a fixed share of each server's peak (oha, c=64)",
+                    "offered load, % of peak",
+                )
+            } else {
+                (
+                    "p99 latency at the same offered rates (oha, c=64)",
+                    "offered load, req/s",
+                )
+            };
             let series = ordered(series, results);
             section.charts.push((
                 "latency-p99.svg".into(),
-                charts::lines(
-                    "p99 latency at a fixed share of each server's peak (oha, c=64)",
-                    "offered load, % of peak",
-                    "p99 ms",
-                    &series,
-                    false,
-                )?,
+                charts::lines(title, axis, "p99 ms", &series, false)?,
             ));
         }
         for cell in &in_suite {
