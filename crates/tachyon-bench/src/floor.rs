@@ -1,8 +1,11 @@
 //! The floor: the least work a keep-alive HTTP/1.1 exchange can cost on this
 //! kernel, as a reference every efficiency figure is divided by.
 //!
-//! One thread per core, each with its own `SO_REUSEPORT` listener and
-//! edge-triggered epoll; every response is precomputed at start. Per request
+//! One thread per core, each with its own edge-triggered epoll, all
+//! waiting on one shared listener; a connection is taken by the thread
+//! holding the fewest, so that two connections land on two threads the way
+//! tachyon's hand-off spreads them, rather than where `SO_REUSEPORT`'s hash
+//! puts them; every response is precomputed at start. Per request
 //! it only finds the end of the head (`\r\n\r\n`) and the path between the
 //! first two spaces, to pick the response of the right size (a floor that
 //! sent 1 KiB for a 512 KiB cell would not be a floor). No header is parsed,
@@ -13,6 +16,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::os::fd::OwnedFd;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use rustix::event::epoll;
@@ -30,14 +34,13 @@ struct Responses {
 pub fn serve(port: u16, threads: usize, root: &Path) -> anyhow::Result<()> {
     let responses = Arc::new(precompute(root)?);
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-    let listeners = (0..threads)
-        .map(|_| listen(addr))
-        .collect::<io::Result<Vec<_>>>()?;
-    let handles: Vec<_> = listeners
-        .into_iter()
-        .map(|listener| {
-            let responses = Arc::clone(&responses);
-            std::thread::spawn(move || worker(listener, &responses))
+    let listener = Arc::new(listen(addr)?);
+    let loads: Arc<[AtomicUsize]> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
+    let handles: Vec<_> = (0..threads)
+        .map(|id| {
+            let (responses, listener) = (Arc::clone(&responses), Arc::clone(&listener));
+            let loads = Arc::clone(&loads);
+            std::thread::spawn(move || worker(&listener, &responses, &loads, id))
         })
         .collect();
     for handle in handles {
@@ -98,7 +101,6 @@ fn listen(addr: SocketAddr) -> io::Result<OwnedFd> {
         None,
     )?;
     net::sockopt::set_socket_reuseaddr(&fd, true)?;
-    net::sockopt::set_socket_reuseport(&fd, true)?;
     net::bind(&fd, &addr)?;
     net::listen(&fd, 4096)?;
     Ok(fd)
@@ -113,11 +115,16 @@ struct Conn {
 
 const LISTENER: u64 = u64::MAX;
 
-fn worker(listener: OwnedFd, responses: &Responses) -> anyhow::Result<()> {
+fn worker(
+    listener: &OwnedFd,
+    responses: &Responses,
+    loads: &[AtomicUsize],
+    id: usize,
+) -> anyhow::Result<()> {
     let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
     epoll::add(
         &epoll,
-        &listener,
+        listener,
         epoll::EventData::new_u64(LISTENER),
         epoll::EventFlags::IN,
     )?;
@@ -133,9 +140,17 @@ fn worker(listener: OwnedFd, responses: &Responses) -> anyhow::Result<()> {
         for event in &events {
             let token = event.data.u64();
             if token == LISTENER {
-                while let Ok(fd) =
-                    net::accept_with(&listener, SocketFlags::NONBLOCK | SocketFlags::CLOEXEC)
+                // Every thread wakes (level-triggered, shared); the one
+                // holding the fewest connections takes one.
+                let mine = loads[id].load(Ordering::Relaxed);
+                if loads.iter().any(|l| l.load(Ordering::Relaxed) < mine) {
+                    std::thread::yield_now();
+                    continue;
+                }
+                if let Ok(fd) =
+                    net::accept_with(listener, SocketFlags::NONBLOCK | SocketFlags::CLOEXEC)
                 {
+                    loads[id].fetch_add(1, Ordering::Relaxed);
                     let _ = net::sockopt::set_tcp_nodelay(&fd, true);
                     let key = conns.insert(Conn {
                         fd,
@@ -161,6 +176,7 @@ fn worker(listener: OwnedFd, responses: &Responses) -> anyhow::Result<()> {
             };
             if !drive(conn, &mut buf, responses) {
                 conns.remove(key);
+                loads[id].fetch_sub(1, Ordering::Relaxed);
             }
         }
     }
