@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Every test, on a fresh Debian machine with only a Rust toolchain: installs
 # the real clients the end-to-end specs talk to (curl, ApacheBench, wrk,
-# headless Chromium, openssl s_client, testssl.sh, promtool) when they are missing, then runs the
-# whole workspace's tests. `.ci/run` calls exactly this. Extra arguments go to `cargo test`.
+# headless Chromium, openssl s_client, testssl.sh, promtool,
+# systemd-socket-activate) when they are missing, then runs the whole
+# workspace's tests. `.ci/run` calls exactly this. Extra arguments go to
+# `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
 for tool in curl:curl ab:apache2-utils wrk:wrk chromium-headless-shell:chromium-headless-shell \
-    openssl:openssl testssl:testssl.sh promtool:prometheus; do
+    openssl:openssl testssl:testssl.sh promtool:prometheus \
+    systemd-socket-activate:systemd; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -66,6 +66,9 @@ pub struct Admin {
 /// Serves the admin endpoints on `listener` from a thread of its own,
 /// until the process exits.
 pub fn serve(listener: TcpListener, admin: Admin) -> std::io::Result<()> {
+    // A socket handed over by systemd may come non-blocking; this thread
+    // waits in accept.
+    listener.set_nonblocking(false)?;
     let started = (Instant::now(), unix_now());
     std::thread::Builder::new()
         .name("tachyon-admin".into())

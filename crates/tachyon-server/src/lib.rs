@@ -47,6 +47,7 @@ pub use conn::Https;
 pub use limits::Limits;
 pub use live::{Generation, Live};
 pub use sys::{
-    bind_listeners, connection_cap, raise_fd_limit, BindError, Endpoint, Listeners, Scheme,
+    adopt_listeners, bind_listeners, connection_cap, raise_fd_limit, BindError, Endpoint,
+    Listeners, Scheme,
 };
 pub use worker::{run, Observe, Shutdown};

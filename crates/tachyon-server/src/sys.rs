@@ -49,6 +49,8 @@ pub enum BindError {
         addr: SocketAddr,
         source: std::io::Error,
     },
+    #[error("a listening socket handed over by systemd cannot be used: {0}")]
+    Inherited(std::io::Error),
 }
 
 /// Binds `threads` reuseport sockets for each address. With port 0 the first
@@ -84,6 +86,31 @@ pub fn bind_listeners(
                 })?;
             }
             sockets.push(fd);
+        }
+        local.push(Endpoint { addr, scheme });
+    }
+    Ok(Listeners { per_worker, local })
+}
+
+/// Listeners handed over by whoever started us (systemd's socket
+/// activation): each is already bound and listening. Every worker watches
+/// the same socket (a duplicate descriptor), so they share one accept
+/// queue rather than one each: the one layout a socket we did not create
+/// allows without closing it, which would drop the connections queued on it.
+pub fn adopt_listeners(
+    sockets: Vec<(OwnedFd, Scheme)>,
+    threads: usize,
+) -> Result<Listeners, BindError> {
+    let mut per_worker: Vec<Vec<OwnedFd>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut local = Vec::new();
+    for (fd, scheme) in sockets {
+        let inherited = |e: rustix::io::Errno| BindError::Inherited(e.into());
+        let addr = local_addr(&fd).map_err(inherited)?;
+        rustix::io::ioctl_fionbio(&fd, true).map_err(inherited)?;
+        // Best effort, as for our own listeners (see `listen_one`).
+        let _ = tachyon_sys::set_tcp_notsent_lowat(fd.as_fd(), NOTSENT_LOWAT);
+        for sockets in per_worker.iter_mut() {
+            sockets.push(fd.try_clone().map_err(BindError::Inherited)?);
         }
         local.push(Endpoint { addr, scheme });
     }

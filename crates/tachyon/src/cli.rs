@@ -161,6 +161,11 @@ pub struct Args {
     #[arg(long)]
     pub print_config: bool,
 
+    /// Check the configuration, the roots and the certificates, then exit: 0 when
+    /// tachyon would start, 1 with the reason when it would not
+    #[arg(long)]
+    pub check: bool,
+
     /// Print nothing at startup
     #[arg(short, long)]
     pub quiet: bool,

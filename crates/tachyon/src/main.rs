@@ -2,6 +2,7 @@
 //! snapshot, bind, run, and handle signals. Wiring only: every decision about
 //! HTTP lives in the library crates.
 
+mod activation;
 mod certs;
 mod reload;
 
@@ -32,7 +33,7 @@ fn main() -> ExitCode {
         Ok(settings) => settings,
         Err(err) => {
             eprintln!("tachyon: {err:#}");
-            return ExitCode::from(2);
+            return ExitCode::from(if args.check { 1 } else { 2 });
         }
     };
     if args.print_config {
@@ -40,6 +41,15 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     JSON_MESSAGES.store(settings.log.json, Ordering::Relaxed);
+    if args.check {
+        return match check(&settings) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                warn(&format!("{err:#}"));
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run(settings) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -76,7 +86,22 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     if let Some(tls) = &tls {
         generation = generation.with_tls(tls.config(&settings)?);
     }
-    let listeners = tachyon_server::bind_listeners(&endpoints(&settings), settings.threads, 4096)?;
+    let inherited = activation::inherited()?;
+    let (listeners, inherited_admin) = match inherited {
+        Some(handed) => {
+            if settings.tls.is_none() && handed.sockets.iter().any(|(_, s)| *s == Scheme::Https) {
+                anyhow::bail!(
+                    "systemd handed over an https socket, but no certificate is configured (tls.cert and tls.key)"
+                );
+            }
+            let listeners = tachyon_server::adopt_listeners(handed.sockets, settings.threads)?;
+            (listeners, handed.admin)
+        }
+        None => (
+            tachyon_server::bind_listeners(&endpoints(&settings), settings.threads, 4096)?,
+            None,
+        ),
+    };
     let https = https_policy(&settings, &listeners.local);
     let requested = settings.limits.max_connections;
     settings.limits.max_connections =
@@ -114,10 +139,18 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         None => None,
     };
     let reloads = Arc::new(Reloads::default());
-    let board = settings.admin.map(|_| Board::new(settings.threads));
-    if let (Some(addr), Some(board)) = (settings.admin, &board) {
-        let listener = std::net::TcpListener::bind(addr)
-            .with_context(|| format!("admin: listening on {addr}"))?;
+    let admin_listener = match (inherited_admin, settings.admin) {
+        (Some(listener), _) => Some(listener),
+        (None, Some(addr)) => Some(
+            std::net::TcpListener::bind(addr)
+                .with_context(|| format!("admin: listening on {addr}"))?,
+        ),
+        (None, None) => None,
+    };
+    let board = admin_listener
+        .as_ref()
+        .map(|_| Board::new(settings.threads));
+    if let (Some(listener), Some(board)) = (admin_listener, &board) {
         let bound = listener.local_addr()?;
         let admin = Admin {
             board: Arc::clone(board),
@@ -184,6 +217,38 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         log.finish();
     }
     result.context("serving")
+}
+
+/// `--check`: everything `run` reads before serving (the site's files,
+/// the certificates) is read, nothing is bound or compressed.
+fn check(settings: &Settings) -> anyhow::Result<()> {
+    let caches: Vec<EncodeCache> = (0..=settings.hosts.len())
+        .map(|_| EncodeCache::default())
+        .collect();
+    let mut quick = settings.clone();
+    quick.quiet = true;
+    quick.load.compression.deferred = true;
+    for host in &mut quick.hosts {
+        host.load.compression.deferred = true;
+    }
+    let generation = load_generation(&quick, &caches)?;
+    if let Some(tls) = &settings.tls {
+        Tls::start(tls, true)?.config(settings)?;
+    }
+    let files: usize = std::iter::once(generation.default_snapshot())
+        .chain(generation.virtual_snapshots())
+        .map(|s| s.stats().files)
+        .sum();
+    say(&format!(
+        "ok: {files} files under {} root(s){}",
+        1 + settings.hosts.len(),
+        if settings.tls.is_some() {
+            ", certificates valid"
+        } else {
+            ""
+        }
+    ));
+    Ok(())
 }
 
 /// Every address to listen on: the plain ones, then HTTPS.

@@ -130,3 +130,99 @@ fn the_example_config_is_valid_and_print_config_round_trips() {
         "--print-config output is itself a valid config"
     );
 }
+
+/// A free loopback port (bound, read, released: the spec binds it again
+/// at once through systemd-socket-activate).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Under systemd's socket activation (here its `systemd-socket-activate`,
+/// which listens, waits for the first connection, then starts tachyon with
+/// the sockets in LISTEN_FDS), tachyon serves on the sockets it is given,
+/// by name: plain HTTP, and the admin endpoints on the one named `admin`;
+/// it binds nothing of its own (the default 8080 stays free).
+#[test]
+fn socket_activation_serves_on_the_sockets_systemd_hands_over() {
+    let site = TestSite::new();
+    site.file("a.txt", "activated");
+    let (web, admin) = (free_port(), free_port());
+    let mut child = std::process::Command::new("systemd-socket-activate")
+        .args(["-l", &format!("127.0.0.1:{web}")])
+        .args(["-l", &format!("127.0.0.1:{admin}")])
+        .arg("--fdname=http:admin")
+        .arg(crate::support::binary())
+        .arg(&site.root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("systemd-socket-activate (Debian's systemd package) is required");
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{web}").parse().unwrap();
+    let mut ok = false;
+    for _ in 0..50 {
+        if std::net::TcpStream::connect(addr).is_ok() {
+            ok = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(ok, "systemd-socket-activate is not listening on {addr}");
+    // The first connection starts tachyon; it answers once it has loaded.
+    let mut c = crate::support::Raw::connect(addr);
+    let r = c.get("/a.txt", "");
+    assert_eq!((r.status, r.text().as_str()), (200, "activated"));
+    let admin: std::net::SocketAddr = format!("127.0.0.1:{admin}").parse().unwrap();
+    let health = crate::support::Raw::connect(admin).get("/healthz", "");
+    assert_eq!((health.status, health.text().as_str()), (200, "ok\n"));
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        printed.contains(&format!("on http://127.0.0.1:{web}/")),
+        "{printed}"
+    );
+    assert!(!printed.contains(":8080"), "{printed}");
+}
+
+/// `--check` reads what a start would (config, roots, certificates) and
+/// exits 0, or 1 naming what is wrong, without binding anything.
+#[test]
+fn check_validates_the_config_roots_and_certificates() {
+    let site = TestSite::new();
+    site.file("www/index.html", "hi");
+    let root = site.path("www");
+    let ok = run_tachyon([root.to_str().unwrap(), "--check", "--listen", "127.0.0.1:1"]);
+    assert_eq!(ok.code, Some(0), "{}", ok.stderr);
+    assert!(
+        ok.stdout.starts_with("ok: 1 files under 1 root(s)"),
+        "{}",
+        ok.stdout
+    );
+
+    let missing = site.path("nowhere");
+    let bad = run_tachyon([missing.to_str().unwrap(), "--check"]);
+    assert_eq!(bad.code, Some(1));
+    assert!(bad.stderr.contains("nowhere"), "{}", bad.stderr);
+
+    let config = site.path("bad.toml");
+    std::fs::write(&config, "max_memory = \"lots\"\n").unwrap();
+    let bad = run_tachyon(["--check", "--config", config.to_str().unwrap()]);
+    assert_eq!(bad.code, Some(1));
+    assert!(bad.stderr.contains("max_memory"), "{}", bad.stderr);
+
+    let cert = site.path("missing-cert.pem");
+    let bad = run_tachyon([
+        root.to_str().unwrap(),
+        "--check",
+        "--tls-cert",
+        cert.to_str().unwrap(),
+        "--tls-key",
+        cert.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.code, Some(1));
+    assert!(bad.stderr.contains("missing-cert.pem"), "{}", bad.stderr);
+}
