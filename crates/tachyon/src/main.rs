@@ -185,6 +185,8 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     let reopen = log.as_ref().map(LogWriter::reopener);
     let reloader = Reloader::new(live, settings, caches, tls, reloads);
     reloader.watch(watch);
+    // Listeners are open and workers serve: systemd's Type=notify waits for this.
+    notify(&[sd_notify::NotifyState::Ready]);
     if compress_later {
         compress_in_background(Arc::clone(&reloader));
     }
@@ -198,6 +200,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
                     }
                 }
                 _ => {
+                    notify(&[sd_notify::NotifyState::Stopping]);
                     if !quiet {
                         warn("stopping: finishing responses in flight");
                     }
@@ -485,6 +488,12 @@ fn skipped_lines(skipped: &[tachyon_snapshot::Skipped]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// Tells systemd (`NOTIFY_SOCKET`, set for `Type=notify` units) where the
+/// server is; nothing happens without it.
+pub(crate) fn notify(states: &[sd_notify::NotifyState<'_>]) {
+    let _ = sd_notify::notify(false, states);
 }
 
 /// `--log-json`: the server's own messages as JSON lines.

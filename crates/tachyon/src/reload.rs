@@ -66,6 +66,10 @@ impl Reloader {
     /// Either way one line says so (operators and the specs wait on it).
     pub fn reload(&self, why: &str) {
         let _one_at_a_time = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        // Type=notify-reload units wait for READY=1 after this.
+        let mut reloading = vec![sd_notify::NotifyState::Reloading];
+        reloading.extend(sd_notify::NotifyState::monotonic_usec_now().ok());
+        crate::notify(&reloading);
         if !self.settings.quiet {
             crate::say(&format!("reloading ({why})"));
         }
@@ -90,6 +94,7 @@ impl Reloader {
                 ))
             }
         }
+        crate::notify(&[sd_notify::NotifyState::Ready]);
     }
 
     /// The certificates read again; when one cannot be used, the previous

@@ -226,3 +226,37 @@ fn check_validates_the_config_roots_and_certificates() {
     assert_eq!(bad.code, Some(1));
     assert!(bad.stderr.contains("missing-cert.pem"), "{}", bad.stderr);
 }
+
+/// For a `Type=notify` unit: READY=1 once serving, RELOADING=1 (with the
+/// monotonic time `Type=notify-reload` needs) then READY=1 around a
+/// reload, STOPPING=1 on SIGTERM, sent to the socket in NOTIFY_SOCKET.
+#[test]
+fn systemd_is_told_ready_reloading_and_stopping() {
+    let site = TestSite::new();
+    site.file("www/index.html", "hi");
+    let socket_path = site.path("notify.sock");
+    let socket = std::os::unix::net::UnixDatagram::bind(&socket_path).unwrap();
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let next = || {
+        let mut buf = [0u8; 512];
+        let n = socket.recv(&mut buf).expect("a notification");
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    };
+    let server = Server::start_env(
+        &site.path("www"),
+        &["--no-watch"],
+        &[("NOTIFY_SOCKET", socket_path.to_str().unwrap())],
+    );
+    assert_eq!(next(), "READY=1\n");
+    server.signal(rustix::process::Signal::HUP);
+    let reloading = next();
+    assert!(
+        reloading.starts_with("RELOADING=1\nMONOTONIC_USEC="),
+        "{reloading}"
+    );
+    assert_eq!(next(), "READY=1\n");
+    server.signal(rustix::process::Signal::TERM);
+    assert_eq!(next(), "STOPPING=1\n");
+}

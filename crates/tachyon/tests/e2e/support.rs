@@ -70,6 +70,17 @@ impl Server {
         Server::spawn(command)
     }
 
+    /// Like [`Server::start`], with environment variables set.
+    pub fn start_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(binary());
+        command
+            .arg(root)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .envs(env.iter().copied());
+        Server::spawn(command)
+    }
+
     /// Starts `tachyon ARGS…` as given (the arguments or the config file
     /// name the root and a loopback address).
     pub fn start_args(args: &[&str]) -> Server {
