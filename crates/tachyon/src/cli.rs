@@ -153,6 +153,11 @@ pub struct Args {
     #[arg(long, value_name = "ADDR:PORT")]
     pub admin: Option<String>,
 
+    /// Run as this user (and its group) once the listeners are bound, e.g. to
+    /// bind port 80 as root and serve as www-data [default: stay who started it]
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
+
     /// TOML config file; command-line options override it
     #[arg(short, long, value_name = "FILE")]
     pub config: Option<PathBuf>,

@@ -165,6 +165,10 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
             ));
         }
     }
+    // Every socket is bound and the access log is open: root is no longer needed.
+    if let Some(user) = &settings.user {
+        become_user(user)?;
+    }
     let observe = Observe {
         board,
         log: log.as_ref().map(LogWriter::sink),
@@ -222,6 +226,33 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     result.context("serving")
 }
 
+/// Switches the whole process (every thread: glibc's setuid reaches them
+/// all) to `name` and its primary group, dropping supplementary groups.
+/// Called once the listeners (admin included) are bound and the access
+/// log is open, so a privileged port needs root only until then. Files opened before (the access log, kept-open disk
+/// bodies) stay open; what is read later (reloads, renewed certificates,
+/// a reopened log) must be readable by that user.
+fn become_user(name: &str) -> anyhow::Result<()> {
+    use nix::unistd::{setgid, setgroups, setuid, Uid};
+    let user = lookup_user(name)?;
+    if Uid::effective() == user.uid {
+        return Ok(());
+    }
+    if !Uid::effective().is_root() {
+        anyhow::bail!("user: switching to {name:?} needs root");
+    }
+    setgroups(&[user.gid]).context("user: dropping supplementary groups")?;
+    setgid(user.gid).context("user: setgid")?;
+    setuid(user.uid).context("user: setuid")?;
+    Ok(())
+}
+
+fn lookup_user(name: &str) -> anyhow::Result<nix::unistd::User> {
+    nix::unistd::User::from_name(name)
+        .with_context(|| format!("user: looking up {name:?}"))?
+        .ok_or_else(|| anyhow::anyhow!("user: there is no user {name:?}"))
+}
+
 /// `--check`: everything `run` reads before serving (the site's files,
 /// the certificates) is read, nothing is bound or compressed.
 fn check(settings: &Settings) -> anyhow::Result<()> {
@@ -237,6 +268,9 @@ fn check(settings: &Settings) -> anyhow::Result<()> {
     let generation = load_generation(&quick, &caches)?;
     if let Some(tls) = &settings.tls {
         Tls::start(tls, true)?.config(settings)?;
+    }
+    if let Some(user) = &settings.user {
+        lookup_user(user)?;
     }
     let files: usize = std::iter::once(generation.default_snapshot())
         .chain(generation.virtual_snapshots())

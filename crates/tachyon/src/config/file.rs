@@ -33,6 +33,8 @@ pub struct ConfigFile {
     pub quiet: Option<bool>,
     /// The admin listener's address (`/metrics`, `/healthz`, …); absent: off.
     pub admin: Option<String>,
+    /// The user to run as once the listeners are bound.
+    pub user: Option<String>,
     #[serde(default)]
     pub log: FileLog,
     #[serde(default)]

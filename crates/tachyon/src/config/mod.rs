@@ -85,6 +85,8 @@ pub struct Settings {
     pub log: LogSettings,
     /// The admin listener's address, when on.
     pub admin: Option<SocketAddr>,
+    /// The user to switch to once the listeners are bound.
+    pub user: Option<String>,
     /// Reload when files under the root change.
     pub watch: bool,
     pub quiet: bool,
@@ -145,6 +147,7 @@ impl Settings {
             tls: merge::tls(args, &file.tls, &hosts)?,
             log: merge::log(args, &file.log)?,
             admin: merge::admin(args, &file)?,
+            user: args.user.clone().or(file.user.clone()),
             hosts,
             limits: merge::limits(args, &file.limits)?,
             root,
@@ -181,6 +184,7 @@ impl Settings {
             watch: Some(self.watch),
             quiet: Some(self.quiet),
             admin: self.admin.map(|a| a.to_string()),
+            user: self.user.clone(),
             log: FileLog {
                 access: self.log.access.as_ref().map(|t| match t {
                     Target::Stdout => "-".to_string(),

@@ -260,3 +260,54 @@ fn systemd_is_told_ready_reloading_and_stopping() {
     server.signal(rustix::process::Signal::TERM);
     assert_eq!(next(), "STOPPING=1\n");
 }
+
+/// `--user` drops root once every socket is bound: the process then runs
+/// as that user (real and effective ids, no supplementary groups) and
+/// still serves the site it read as root. An unknown user is refused at
+/// start and by `--check`, naming the user.
+#[test]
+fn user_drops_root_after_binding() {
+    let site = TestSite::new();
+    site.file("www/index.html", "as nobody");
+    let root = site.path("www");
+    let unknown = run_tachyon([
+        root.to_str().unwrap(),
+        "--check",
+        "--user",
+        "no-such-user-here",
+    ]);
+    assert_eq!(unknown.code, Some(1));
+    assert!(
+        unknown.stderr.contains("no-such-user-here"),
+        "{}",
+        unknown.stderr
+    );
+
+    if !rustix::process::geteuid().is_root() {
+        let refused = run_tachyon([
+            root.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+            "--user",
+            "root",
+        ]);
+        assert_eq!(refused.code, Some(1));
+        assert!(refused.stderr.contains("needs root"), "{}", refused.stderr);
+        return;
+    }
+    let server = Server::start(&root, &["--no-watch", "--user", "nobody"]);
+    // The URL is printed before the switch: the first request is served after it.
+    let mut conn = server.connect();
+    assert_eq!(conn.get("/", "").text(), "as nobody");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.split_whitespace().collect::<Vec<_>>())
+            .unwrap()
+    };
+    assert_eq!(field("Uid:"), ["65534"; 4], "{status}");
+    assert!(field("Groups:").iter().all(|g| *g == "65534"), "{status}");
+    assert_eq!(conn.get("/", "").text(), "as nobody");
+}
