@@ -14,6 +14,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use rustix::event::{poll, PollFd, PollFlags};
 use tachyon_http::request::{self, HeadLimits, Parsed};
 use tachyon_http::Method;
 
@@ -64,21 +65,36 @@ pub struct Admin {
 }
 
 /// Serves the admin endpoints on `listener` from a thread of its own,
-/// until the process exits.
+/// until the process exits or hands its sockets to a newer one.
 pub fn serve(listener: TcpListener, admin: Admin) -> std::io::Result<()> {
-    // A socket handed over by systemd may come non-blocking; this thread
-    // waits in accept.
-    listener.set_nonblocking(false)?;
+    // Waits in poll with a timeout rather than in a blocking accept, so it
+    // can stop: after a binary upgrade both processes hold this socket, and
+    // a health check must reach the new process, not the draining old one.
+    listener.set_nonblocking(true)?;
     let started = (Instant::now(), unix_now());
     std::thread::Builder::new()
         .name("tachyon-admin".into())
         .spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let _ = answer(stream, &admin, started);
+            while !admin.shutdown.is_handed_over() {
+                let mut ready = [PollFd::new(&listener, PollFlags::IN)];
+                if !matches!(poll(&mut ready, Some(&POLL_TICK)), Ok(n) if n > 0) {
+                    continue;
+                }
+                // Another holder of the socket may have taken the client.
+                if let Ok((stream, _)) = listener.accept() {
+                    let _ = stream
+                        .set_nonblocking(false)
+                        .and_then(|()| answer(stream, &admin, started));
+                }
             }
         })?;
     Ok(())
 }
+
+const POLL_TICK: rustix::time::Timespec = rustix::time::Timespec {
+    tv_sec: 0,
+    tv_nsec: 200_000_000,
+};
 
 fn answer(mut stream: TcpStream, admin: &Admin, started: (Instant, f64)) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(2)))?;

@@ -153,8 +153,11 @@ pub struct Ctx<'a> {
     pub limits: &'a Limits,
     /// Worker-clock seconds now.
     pub now: u32,
-    /// The server is draining: answer what is in flight, then close.
+    /// The server is draining: every response says `Connection: close`.
     pub draining: bool,
+    /// Draining, and past the grace in which a connection between two
+    /// requests still gets its next one answered: close the quiet ones.
+    pub close_quiet: bool,
     /// Bytes held by this worker's connections in blocked output.
     pub queued_output: &'a mut usize,
     pub https: &'a Https,
@@ -324,7 +327,7 @@ impl Conn {
                 return next;
             }
         }
-        if cx.draining && self.is_quiet() {
+        if cx.close_quiet && self.is_quiet() {
             return Next::Close(Closed::Drain);
         }
         Next::Keep

@@ -40,6 +40,10 @@ const READ_BUF: usize = 32 * 1024;
 /// A stop request shared by the signal handler thread and the workers.
 pub struct Shutdown {
     stopping: AtomicBool,
+    /// The listening sockets now belong to a newer process (a binary
+    /// upgrade): this one drains without a word to the admin listener's
+    /// health checks, which the new process answers.
+    handed_over: AtomicBool,
     /// Edge-triggered in every worker's epoll: one write wakes them all.
     wake: OwnedFd,
 }
@@ -49,6 +53,7 @@ impl Shutdown {
         let wake = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
         Ok(Arc::new(Shutdown {
             stopping: AtomicBool::new(false),
+            handed_over: AtomicBool::new(false),
             wake,
         }))
     }
@@ -61,6 +66,16 @@ impl Shutdown {
 
     pub fn is_stopping(&self) -> bool {
         self.stopping.load(Ordering::SeqCst)
+    }
+
+    /// Drains because another process now accepts on the same sockets.
+    pub fn hand_over(&self) {
+        self.handed_over.store(true, Ordering::SeqCst);
+        self.trigger();
+    }
+
+    pub fn is_handed_over(&self) -> bool {
+        self.handed_over.load(Ordering::SeqCst)
     }
 }
 
@@ -219,6 +234,12 @@ struct Worker<'a> {
     queued_output: usize,
     /// Draining since a shutdown was asked; exit at this second at the latest.
     drain_deadline: Option<u32>,
+    /// While draining, a connection with nothing in flight is closed only
+    /// from this second on: until then its next request is answered (with
+    /// `Connection: close`). A busy keep-alive client (wrk, a proxy's pool)
+    /// is between two requests at any instant; closing it there races the
+    /// request already on the wire, which the client sees as an error.
+    quiet_close_from: u32,
     /// The connection count last published to the balancer.
     published: usize,
 }
@@ -308,6 +329,7 @@ impl<'a> Worker<'a> {
             paused: None,
             queued_output: 0,
             drain_deadline: None,
+            quiet_close_from: u32::MAX,
             published: 0,
         })
     }
@@ -348,6 +370,7 @@ impl<'a> Worker<'a> {
                 limits: &limits,
                 now,
                 draining: self.drain_deadline.is_some(),
+                close_quiet: self.drain_deadline.is_some() && now >= self.quiet_close_from,
                 queued_output: &mut queued_output,
                 https,
                 observer: &mut observer,
@@ -403,6 +426,8 @@ impl<'a> Worker<'a> {
                 if self.shutdown.is_stopping() && self.drain_deadline.is_none() {
                     let grace = self.limits.drain_timeout.as_secs() as u32;
                     self.drain_deadline = Some(cx.now.saturating_add(grace));
+                    // `now` counts whole seconds: +2 is at least one second.
+                    self.quiet_close_from = cx.now.saturating_add(2);
                     cx.draining = true;
                     self.begin_drain(cx);
                 }
@@ -481,7 +506,7 @@ impl<'a> Worker<'a> {
             let next = self.conns[key].on_timeout(&mut cx.turn());
             self.after(key, next, cx);
         }
-        if cx.draining {
+        if cx.close_quiet {
             self.close_quiet(cx);
         }
     }
@@ -495,11 +520,17 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Stops accepting: closing the listeners removes them from epoll and
-    /// from the reuseport group, so new connections go to no one.
-    fn begin_drain(&mut self, cx: &mut Ctx<'_>) {
+    /// Stops accepting. The listeners leave epoll explicitly: closing our
+    /// descriptor does not remove a socket that another holder keeps open
+    /// (systemd, or the process a binary upgrade handed it to), and a
+    /// level-triggered listener left behind would wake this loop for every
+    /// connection that holder has yet to accept. Closing them takes them out
+    /// of the reuseport group when we were the only holder.
+    fn begin_drain(&mut self, _cx: &mut Ctx<'_>) {
+        for (listener, _) in &self.listeners {
+            let _ = epoll::delete(&self.epoll, listener);
+        }
         self.listeners.clear();
-        self.close_quiet(cx);
     }
 
     fn accept(&mut self, index: usize, cx: &mut Ctx<'_>) -> io::Result<()> {
@@ -591,20 +622,18 @@ impl<'a> Worker<'a> {
         Ok(())
     }
 
-    /// Takes the sockets other workers handed over; while draining they are
-    /// closed unread, like connections still in a listener's queue.
+    /// Takes the sockets other workers handed over. They were accepted, so
+    /// they are served even while draining (their first response says
+    /// `Connection: close`): closing them unread would reset a client the
+    /// server had already taken.
     fn admit_handed(&mut self, cx: &mut Ctx<'_>) -> io::Result<()> {
         let mut handed = std::mem::take(&mut self.handed);
         self.peers.balance.take(self.peers.id, &mut handed);
         for accepted in handed.drain(..) {
-            if !cx.draining && self.conns.len() < self.max_conns {
+            if self.conns.len() < self.max_conns {
                 self.register(accepted, cx)?;
             } else {
-                cx.observer.closed(if cx.draining {
-                    Closed::Drain
-                } else {
-                    Closed::Cap
-                });
+                cx.observer.closed(Closed::Cap);
             }
         }
         self.handed = handed;

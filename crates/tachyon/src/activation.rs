@@ -20,8 +20,12 @@ pub struct Inherited {
     pub admin: Option<TcpListener>,
 }
 
-/// The sockets in our environment, if we were socket-activated.
+/// The sockets in our environment: handed over by the process we replace
+/// (a binary upgrade), or by systemd if we were socket-activated.
 pub fn inherited() -> anyhow::Result<Option<Inherited>> {
+    if let Some(handed) = crate::upgrade::inherited()? {
+        return Ok(Some(handed));
+    }
     let mut fds = listenfd::ListenFd::from_env();
     if fds.len() == 0 {
         return Ok(None);

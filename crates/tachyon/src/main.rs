@@ -5,6 +5,7 @@
 mod activation;
 mod certs;
 mod reload;
+mod upgrade;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Parser;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2};
 use tachyon_http::response::{Field, Name};
 use tachyon_server::access::LogWriter;
 use tachyon_server::admin::{Admin, Reloads};
@@ -119,8 +120,13 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
                 "no index file in {root}: listing it (pass a directory to serve, or --config with listing = false)"
             ));
         }
+        // Sockets handed over by a predecessor come one per worker it had.
+        let mut shown = Vec::new();
         for endpoint in &listeners.local {
-            say(&format!("serving {root} on {}", url_line(*endpoint)));
+            if !shown.contains(&endpoint.addr) {
+                shown.push(endpoint.addr);
+                say(&format!("serving {root} on {}", url_line(*endpoint)));
+            }
         }
         for host in &settings.hosts {
             say(&format!(
@@ -132,8 +138,9 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     }
     let live = Arc::new(Live::new(generation));
     let shutdown = Shutdown::new().context("creating the shutdown eventfd")?;
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP, SIGUSR1])
-        .context("installing signal handlers")?;
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2])
+            .context("installing signal handlers")?;
     let log = match &settings.log.access {
         Some(target) => Some(LogWriter::start(target.clone(), settings.log.format)?),
         None => None,
@@ -146,6 +153,13 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
                 .with_context(|| format!("admin: listening on {addr}"))?,
         ),
         (None, None) => None,
+    };
+    let handover = match upgrade::Handover::new(&listeners, admin_listener.as_ref()) {
+        Ok(handover) => Some(Arc::new(handover)),
+        Err(e) => {
+            warn(&format!("binary upgrades (SIGUSR2) are off: {e:#}"));
+            None
+        }
     };
     let board = admin_listener
         .as_ref()
@@ -189,11 +203,15 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     let reopen = log.as_ref().map(LogWriter::reopener);
     let reloader = Reloader::new(live, settings, caches, tls, reloads);
     reloader.watch(watch);
-    // Listeners are open and workers serve: systemd's Type=notify waits for this.
-    notify(&[sd_notify::NotifyState::Ready]);
+    // Listeners are open and workers serve: the process we replace, or
+    // else systemd's Type=notify, waits for this.
+    if !upgrade::tell_predecessor() {
+        notify(&[sd_notify::NotifyState::Ready]);
+    }
     if compress_later {
         compress_in_background(Arc::clone(&reloader));
     }
+    let upgrading = Arc::new(AtomicBool::new(false));
     let signal_thread = std::thread::spawn(move || {
         for signal in signals.forever() {
             match signal {
@@ -203,7 +221,11 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
                         reopen.reopen();
                     }
                 }
+                SIGUSR2 => start_upgrade(handover.as_ref(), &shutdown, &upgrading, quiet),
                 _ => {
+                    if let Some(handover) = &handover {
+                        handover.abandon();
+                    }
                     notify(&[sd_notify::NotifyState::Stopping]);
                     if !quiet {
                         warn("stopping: finishing responses in flight");
@@ -225,6 +247,53 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     }
     result.context("serving")
 }
+
+/// SIGUSR2: starts the binary at our path on our sockets, from a thread of
+/// its own (SIGTERM must still be heard meanwhile); once it serves, this
+/// process drains. One upgrade at a time, none while draining.
+fn start_upgrade(
+    handover: Option<&Arc<upgrade::Handover>>,
+    shutdown: &Arc<Shutdown>,
+    upgrading: &Arc<AtomicBool>,
+    quiet: bool,
+) {
+    let Some(handover) = handover else {
+        warn("upgrade: not possible in this process (see the start-up message)");
+        return;
+    };
+    if shutdown.is_stopping() || upgrading.swap(true, Ordering::SeqCst) {
+        warn("upgrade: already upgrading or stopping; SIGUSR2 ignored");
+        return;
+    }
+    let (handover, shutdown, upgrading) = (
+        Arc::clone(handover),
+        Arc::clone(shutdown),
+        Arc::clone(upgrading),
+    );
+    std::thread::spawn(move || {
+        match handover.start_successor(UPGRADE_READY_WITHIN) {
+            Ok(pid) => {
+                if !quiet {
+                    say(&format!(
+                        "upgrade: process {pid} is serving; process {} stops accepting and drains",
+                        std::process::id()
+                    ));
+                }
+                // We are still the unit's main process: systemd takes this
+                // from us and then follows the successor.
+                notify(&[sd_notify::NotifyState::MainPid(pid)]);
+                shutdown.hand_over();
+            }
+            Err(e) => {
+                warn(&format!("upgrade failed, still serving: {e:#}"));
+                upgrading.store(false, Ordering::SeqCst);
+            }
+        }
+    });
+}
+
+/// How long a successor may take to load its site and start serving.
+const UPGRADE_READY_WITHIN: Duration = Duration::from_secs(60);
 
 /// Switches the whole process (every thread: glibc's setuid reaches them
 /// all) to `name` and its primary group, dropping supplementary groups.

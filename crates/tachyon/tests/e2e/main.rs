@@ -20,3 +20,4 @@ mod reload;
 mod screenshot;
 mod security;
 mod tls;
+mod upgrade;

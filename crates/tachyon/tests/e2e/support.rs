@@ -70,6 +70,17 @@ impl Server {
         Server::spawn(command)
     }
 
+    /// Like [`Server::start`], running `program` instead of the binary
+    /// under test (a copy that an upgrade spec replaces).
+    pub fn start_program(program: &Path, root: &Path, args: &[&str]) -> Server {
+        let mut command = Command::new(program);
+        command
+            .arg(root)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args);
+        Server::spawn(command)
+    }
+
     /// Like [`Server::start`], with environment variables set.
     pub fn start_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut command = Command::new(binary());

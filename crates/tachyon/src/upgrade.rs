@@ -1,0 +1,231 @@
+//! Zero-downtime binary upgrade: on SIGUSR2 the running process starts the
+//! binary at its own path with the same arguments, hands it its listening
+//! sockets, waits until it says it serves, and only then drains.
+//!
+//! The sockets themselves are handed over, not bound again: closing a
+//! SO_REUSEPORT listener drops the connections waiting in its queue, and a
+//! new group would split traffic with the old one. The successor inherits
+//! the descriptors across exec (their close-on-exec flag is cleared for the
+//! one spawn), finds them named in `TACHYON_UPGRADE_FDS` (`fd:name,…`, the
+//! names systemd socket activation uses: `http`, `https`, `admin`), and says
+//! `READY=1` on the datagram socket named in `TACHYON_UPGRADE_READY` once
+//! its workers run. If it exits first or is not ready in time, it is killed
+//! and the old process keeps serving as if nothing happened.
+//!
+//! This module owns both sides of that exchange; it does not decide when
+//! to drain (the caller does, on success) and touches no connection.
+
+use std::ffi::OsString;
+use std::io::ErrorKind;
+use std::net::TcpListener;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::net::UnixDatagram;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context};
+use rustix::io::{fcntl_setfd, FdFlags};
+use tachyon_server::{Listeners, Scheme};
+
+use crate::activation::Inherited;
+
+const FDS_VAR: &str = "TACHYON_UPGRADE_FDS";
+const READY_VAR: &str = "TACHYON_UPGRADE_READY";
+
+/// What a successor needs: the program, its arguments, the sockets.
+pub struct Handover {
+    exe: PathBuf,
+    args: Vec<OsString>,
+    sockets: Vec<(OwnedFd, &'static str)>,
+    /// The successor being started (0: none). It holds our sockets, so a
+    /// stop while it starts must not leave it behind.
+    pending: AtomicU32,
+}
+
+impl Handover {
+    /// Duplicates every distinct listening socket (the workers of an adopted
+    /// socket share one; reuseport groups have one per worker, and each
+    /// holds its own queue, so all of them go).
+    pub fn new(listeners: &Listeners, admin: Option<&TcpListener>) -> anyhow::Result<Handover> {
+        let exe = std::env::current_exe().context("finding our own binary")?;
+        let mut seen = Vec::new();
+        let mut sockets = Vec::new();
+        for worker in &listeners.per_worker {
+            for (fd, endpoint) in worker.iter().zip(&listeners.local) {
+                let stat = rustix::fs::fstat(fd).context("upgrade: fstat of a listener")?;
+                if seen.contains(&(stat.st_dev, stat.st_ino)) {
+                    continue;
+                }
+                seen.push((stat.st_dev, stat.st_ino));
+                let name = match endpoint.scheme {
+                    Scheme::Http => "http",
+                    Scheme::Https => "https",
+                };
+                sockets.push((fd.try_clone()?, name));
+            }
+        }
+        if let Some(admin) = admin {
+            sockets.push((OwnedFd::from(admin.try_clone()?), "admin"));
+        }
+        Ok(Handover {
+            exe,
+            args: std::env::args_os().skip(1).collect(),
+            sockets,
+            pending: AtomicU32::new(0),
+        })
+    }
+
+    /// Starts the successor and waits until it serves; returns its pid.
+    /// On any failure the successor is gone and nothing here changed.
+    pub fn start_successor(&self, within: Duration) -> anyhow::Result<u32> {
+        static ATTEMPT: AtomicU32 = AtomicU32::new(0);
+        let ready_path = std::env::temp_dir().join(format!(
+            "tachyon-upgrade-{}-{}.sock",
+            std::process::id(),
+            ATTEMPT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_file(&ready_path);
+        let ready = UnixDatagram::bind(&ready_path)
+            .with_context(|| format!("upgrade: binding {}", ready_path.display()))?;
+        let result = self.spawn_and_wait(&ready, &ready_path, within);
+        let _ = std::fs::remove_file(&ready_path);
+        result
+    }
+
+    /// Kills a successor still starting (we are stopping instead).
+    pub fn abandon(&self) {
+        let pid = self.pending.swap(0, Ordering::SeqCst);
+        if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+
+    fn spawn_and_wait(
+        &self,
+        ready: &UnixDatagram,
+        ready_path: &Path,
+        within: Duration,
+    ) -> anyhow::Result<u32> {
+        let names: Vec<String> = self
+            .sockets
+            .iter()
+            .map(|(fd, name)| format!("{}:{name}", fd.as_raw_fd()))
+            .collect();
+        let mut command = Command::new(&self.exe);
+        command
+            .args(&self.args)
+            .env_remove("LISTEN_FDS")
+            .env_remove("LISTEN_PID")
+            .env_remove("LISTEN_FDNAMES")
+            .env(FDS_VAR, names.join(","))
+            .env(READY_VAR, ready_path);
+        // Inheritable for this one spawn only. No other thread starts a
+        // process, so no other child can receive them.
+        for (fd, _) in &self.sockets {
+            fcntl_setfd(fd, FdFlags::empty()).context("upgrade: clearing close-on-exec")?;
+        }
+        let spawned = command.spawn();
+        for (fd, _) in &self.sockets {
+            let _ = fcntl_setfd(fd, FdFlags::CLOEXEC);
+        }
+        let mut child = spawned.with_context(|| format!("starting {}", self.exe.display()))?;
+        let pid = child.id();
+        self.pending.store(pid, Ordering::SeqCst);
+        let outcome = self.wait_ready(ready, &mut child, within);
+        // Cleared before the child can be reaped, so `abandon` never
+        // signals a pid that was reused.
+        if self.pending.swap(0, Ordering::SeqCst) == 0 && outcome.is_ok() {
+            bail!("stopped while the new process {pid} was starting; it was killed");
+        }
+        if outcome.is_err() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        outcome
+    }
+
+    fn wait_ready(
+        &self,
+        ready: &UnixDatagram,
+        child: &mut std::process::Child,
+        within: Duration,
+    ) -> anyhow::Result<u32> {
+        let pid = child.id();
+        ready.set_read_timeout(Some(Duration::from_millis(100)))?;
+        let deadline = Instant::now() + within;
+        let mut buf = [0u8; 64];
+        loop {
+            match ready.recv(&mut buf) {
+                Ok(n) if buf[..n].starts_with(b"READY=1") => return Ok(pid),
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+                Err(e) => return Err(e).context("upgrade: waiting for the new process"),
+            }
+            if let Some(status) = child.try_wait()? {
+                bail!(
+                    "{} (pid {pid}) exited with {status} before it was ready",
+                    self.exe.display()
+                );
+            }
+            if Instant::now() >= deadline {
+                bail!(
+                    "{} (pid {pid}) was not ready within {} s; it was killed",
+                    self.exe.display(),
+                    within.as_secs()
+                );
+            }
+        }
+    }
+}
+
+/// The sockets a predecessor handed over, if we are its successor.
+pub fn inherited() -> anyhow::Result<Option<Inherited>> {
+    let Some(spec) = std::env::var_os(FDS_VAR) else {
+        return Ok(None);
+    };
+    let spec = spec
+        .into_string()
+        .map_err(|_| anyhow!("{FDS_VAR} is not UTF-8"))?;
+    let mut numbers = Vec::new();
+    let mut names = Vec::new();
+    for item in spec.split(',').filter(|s| !s.is_empty()) {
+        let (fd, name) = item
+            .split_once(':')
+            .ok_or_else(|| anyhow!("{FDS_VAR}: {item:?} is not fd:name"))?;
+        numbers.push(
+            fd.parse::<i32>()
+                .map_err(|_| anyhow!("{FDS_VAR}: {fd:?} is not a descriptor"))?,
+        );
+        names.push(name.to_string());
+    }
+    let fds = tachyon_sys::adopt_inherited_listeners(&numbers)
+        .context("taking the sockets the previous process handed over")?;
+    let mut handed = Inherited {
+        sockets: Vec::new(),
+        admin: None,
+    };
+    for (fd, name) in fds.into_iter().zip(names) {
+        match name.as_str() {
+            "admin" => handed.admin = Some(TcpListener::from(fd)),
+            "https" => handed.sockets.push((fd, Scheme::Https)),
+            _ => handed.sockets.push((fd, Scheme::Http)),
+        }
+    }
+    Ok(Some(handed))
+}
+
+/// Tells the predecessor we serve. False when we were not started by one.
+pub fn tell_predecessor() -> bool {
+    let Some(path) = std::env::var_os(READY_VAR) else {
+        return false;
+    };
+    let sent = UnixDatagram::unbound().and_then(|s| s.send_to(b"READY=1", &path));
+    if let Err(e) = sent {
+        crate::warn(&format!(
+            "upgrade: could not tell the previous process we serve ({e}); it will stop us"
+        ));
+    }
+    true
+}

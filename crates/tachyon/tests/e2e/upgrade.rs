@@ -1,0 +1,169 @@
+//! Binary upgrade on SIGUSR2: the binary at the server's own path starts on
+//! the same sockets, and the old process drains only once it serves; a
+//! successor that fails, or a stop while it starts, changes nothing else.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rustix::process::Signal;
+
+use crate::support::{binary, eventually, run, Raw, Server, TestSite};
+
+/// A process the old server started, killed (by pid) when the spec ends.
+struct Successor(i32);
+
+impl Drop for Successor {
+    fn drop(&mut self) {
+        if let Some(pid) = rustix::process::Pid::from_raw(self.0) {
+            let _ = rustix::process::kill_process(pid, Signal::KILL);
+        }
+    }
+}
+
+/// The binary as an operator installs it: a file of its own in a bin folder.
+fn installed(site: &TestSite) -> PathBuf {
+    let exe = site.path("bin/tachyon");
+    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    replace(&exe, Program::Built);
+    exe
+}
+
+enum Program {
+    /// The binary under test.
+    Built,
+    /// A shell script with this body.
+    Script(&'static str),
+}
+
+/// Replaces the file at `exe` by rename, as `install` and dpkg do. The new
+/// file is written by a child process: a file this (multi-threaded) test
+/// process held open for writing could leak into another spec's fork and
+/// make exec fail with ETXTBSY.
+fn replace(exe: &Path, with: Program) {
+    let next = exe.with_extension("new");
+    let next = next.to_str().unwrap();
+    let (ok, _, err) = match with {
+        Program::Built => run("cp", &[binary().to_str().unwrap(), next]),
+        Program::Script(body) => run(
+            "sh",
+            &["-c", r#"printf '%s' "$1" > "$2""#, "sh", body, next],
+        ),
+    };
+    assert!(ok, "{err}");
+    std::fs::set_permissions(next, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::rename(next, exe).unwrap();
+}
+
+fn upgraded_pid(line: &str) -> i32 {
+    line.split("process ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {line:?}"))
+}
+
+fn alive(server: &mut Server) -> bool {
+    server.child.try_wait().unwrap().is_none()
+}
+
+/// 64 wrk connections keep requesting through an upgrade to a new file at
+/// the same path: not one request fails and no connection is reset; the
+/// old process exits once drained and the new one answers on the same
+/// port, its admin listener included.
+#[test]
+fn an_upgrade_under_load_fails_no_request() {
+    let site = TestSite::new();
+    site.file("www/index.html", "before and after");
+    site.file("www/1k", "k".repeat(1024));
+    let exe = installed(&site);
+    let mut server = Server::start_program(
+        &exe,
+        &site.path("www"),
+        &["--no-watch", "--admin", "127.0.0.1:0"],
+    );
+    let admin: std::net::SocketAddr = server
+        .wait_for_line("admin on http://", Duration::from_secs(5))
+        .and_then(|l| l.split("http://").nth(1)?.split('/').next()?.parse().ok())
+        .expect("the admin address");
+    replace(&exe, Program::Built);
+
+    let url = server.url("/1k");
+    let load = std::thread::spawn(move || run("wrk", &["-t1", "-c64", "-d4s", &url]));
+    std::thread::sleep(Duration::from_secs(1));
+    server.signal(Signal::USR2);
+    let line = server
+        .wait_for_line("upgrade: process", Duration::from_secs(20))
+        .expect("the upgrade reported");
+    let _successor = Successor(upgraded_pid(&line));
+    let (ok, out, err) = load.join().unwrap();
+    assert!(ok, "{err}");
+    assert!(out.contains("requests in"), "{out}");
+    assert!(!out.contains("Socket errors"), "{out}");
+    assert!(!out.contains("Non-2xx"), "{out}");
+
+    assert!(
+        eventually(Duration::from_secs(10), || !alive(&mut server)),
+        "the old process did not exit after draining"
+    );
+    assert_eq!(
+        Raw::connect(server.addr).get("/", "").text(),
+        "before and after"
+    );
+    let ready = Raw::connect(admin).get("/readyz", "");
+    assert_eq!(ready.status, 200);
+}
+
+/// A successor that exits before it is ready is reported with its exit
+/// status; the old process keeps serving on its sockets, and a later
+/// upgrade to a working binary still succeeds.
+#[test]
+fn a_failed_successor_leaves_the_old_process_serving() {
+    let site = TestSite::new();
+    site.file("www/index.html", "still here");
+    let exe = installed(&site);
+    let mut server = Server::start_program(&exe, &site.path("www"), &["--no-watch"]);
+    replace(
+        &exe,
+        Program::Script("#!/bin/sh\necho 'cannot start' >&2\nexit 3\n"),
+    );
+    server.signal(Signal::USR2);
+    let failed = server
+        .wait_for_line("upgrade failed", Duration::from_secs(20))
+        .expect("the failure reported");
+    assert!(failed.contains("exit status: 3"), "{failed}");
+    assert!(failed.contains("still serving"), "{failed}");
+    assert!(alive(&mut server));
+    assert_eq!(Raw::connect(server.addr).get("/", "").text(), "still here");
+
+    replace(&exe, Program::Built);
+    server.signal(Signal::USR2);
+    let line = server
+        .wait_for_line("upgrade: process", Duration::from_secs(20))
+        .expect("the second upgrade reported");
+    let _successor = Successor(upgraded_pid(&line));
+    assert!(eventually(Duration::from_secs(10), || !alive(&mut server)));
+    assert_eq!(Raw::connect(server.addr).get("/", "").text(), "still here");
+}
+
+/// SIGTERM while a successor is starting stops both: the successor holds
+/// the listening sockets, so leaving it behind would keep the port bound
+/// with nobody answering.
+#[test]
+fn a_stop_during_an_upgrade_takes_the_successor_too() {
+    let site = TestSite::new();
+    site.file("www/index.html", "x");
+    let exe = installed(&site);
+    let mut server = Server::start_program(&exe, &site.path("www"), &["--no-watch"]);
+    let addr = server.addr;
+    replace(&exe, Program::Script("#!/bin/sh\nexec sleep 30\n"));
+    server.signal(Signal::USR2);
+    std::thread::sleep(Duration::from_millis(500));
+    server.signal(Signal::TERM);
+    assert!(eventually(Duration::from_secs(10), || !alive(&mut server)));
+    assert!(
+        eventually(Duration::from_secs(5), || std::net::TcpListener::bind(addr)
+            .is_ok()),
+        "something still holds {addr}"
+    );
+}
