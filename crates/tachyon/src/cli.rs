@@ -158,6 +158,11 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub user: Option<String>,
 
+    /// Do not confine the process with Landlock (by default it may read only
+    /// its roots, certificates, config and binary, and write only its log)
+    #[arg(long)]
+    pub no_sandbox: bool,
+
     /// TOML config file; command-line options override it
     #[arg(short, long, value_name = "FILE")]
     pub config: Option<PathBuf>,

@@ -5,6 +5,7 @@
 mod activation;
 mod certs;
 mod reload;
+mod sandbox;
 mod upgrade;
 
 use std::path::Path;
@@ -61,6 +62,20 @@ fn main() -> ExitCode {
 }
 
 fn run(mut settings: Settings) -> anyhow::Result<()> {
+    // Looked up before the sandbox, which keeps /etc/passwd out of reach.
+    let user = settings.user.as_deref().map(lookup_user).transpose()?;
+    if settings.sandbox {
+        // First, while this is the only thread (see the module's doc).
+        match sandbox::confine(&settings).context("sandbox (--no-sandbox turns it off)")? {
+            sandbox::Confinement::Full => {}
+            sandbox::Confinement::Partial => {
+                warn("sandbox: this kernel's Landlock enforces only part of the rules")
+            }
+            sandbox::Confinement::None => {
+                warn("sandbox: this kernel has no Landlock; the process is not confined")
+            }
+        }
+    }
     // Before loading: a large site holds a descriptor per disk-served file.
     let fd_limit = tachyon_server::raise_fd_limit();
     // Watching starts before loading, so an edit made during the load
@@ -180,7 +195,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         }
     }
     // Every socket is bound and the access log is open: root is no longer needed.
-    if let Some(user) = &settings.user {
+    if let Some(user) = user {
         become_user(user)?;
     }
     let observe = Observe {
@@ -301,9 +316,9 @@ const UPGRADE_READY_WITHIN: Duration = Duration::from_secs(60);
 /// log is open, so a privileged port needs root only until then. Files opened before (the access log, kept-open disk
 /// bodies) stay open; what is read later (reloads, renewed certificates,
 /// a reopened log) must be readable by that user.
-fn become_user(name: &str) -> anyhow::Result<()> {
+fn become_user(user: nix::unistd::User) -> anyhow::Result<()> {
     use nix::unistd::{setgid, setgroups, setuid, Uid};
-    let user = lookup_user(name)?;
+    let name = &user.name;
     if Uid::effective() == user.uid {
         return Ok(());
     }

@@ -89,8 +89,18 @@ impl Reloader {
             }
             Err(err) => {
                 self.reloads.failed(&format!("{err:#}"));
+                let denied = err.chain().any(|e| {
+                    e.downcast_ref::<std::io::Error>()
+                        .is_some_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
+                });
+                let hint = if denied && self.settings.sandbox {
+                    " (the sandbox lets tachyon read only its roots as they were at start: \
+                     a file outside them, or a root made anew, needs --no-sandbox or a restart)"
+                } else {
+                    ""
+                };
                 crate::warn(&format!(
-                    "reload ({why}) failed, still serving the previous snapshot: {err:#}"
+                    "reload ({why}) failed, still serving the previous snapshot: {err:#}{hint}"
                 ))
             }
         }

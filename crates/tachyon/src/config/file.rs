@@ -35,6 +35,8 @@ pub struct ConfigFile {
     pub admin: Option<String>,
     /// The user to run as once the listeners are bound.
     pub user: Option<String>,
+    /// Confine the process with Landlock (default true).
+    pub sandbox: Option<bool>,
     #[serde(default)]
     pub log: FileLog,
     #[serde(default)]

@@ -87,6 +87,11 @@ pub struct Settings {
     pub admin: Option<SocketAddr>,
     /// The user to switch to once the listeners are bound.
     pub user: Option<String>,
+    /// Confine the process with Landlock once configured.
+    pub sandbox: bool,
+    /// The config file read at start (a successor started by a binary
+    /// upgrade reads it again, so the sandbox lets it be read).
+    pub config_file: Option<PathBuf>,
     /// Reload when files under the root change.
     pub watch: bool,
     pub quiet: bool,
@@ -148,6 +153,8 @@ impl Settings {
             log: merge::log(args, &file.log)?,
             admin: merge::admin(args, &file)?,
             user: args.user.clone().or(file.user.clone()),
+            sandbox: !args.no_sandbox && file.sandbox.unwrap_or(true),
+            config_file: args.config.clone(),
             hosts,
             limits: merge::limits(args, &file.limits)?,
             root,
@@ -185,6 +192,7 @@ impl Settings {
             quiet: Some(self.quiet),
             admin: self.admin.map(|a| a.to_string()),
             user: self.user.clone(),
+            sandbox: Some(self.sandbox),
             log: FileLog {
                 access: self.log.access.as_ref().map(|t| match t {
                     Target::Stdout => "-".to_string(),

@@ -80,3 +80,36 @@ fn symlinks_out_of_the_root_and_dotfiles_are_not_served() {
     );
     assert_eq!(c.get("/.well-known/security.txt", "").text(), "contact");
 }
+
+/// The Landlock sandbox (on by default) lets the process read only its
+/// roots: with `--follow-outside-symlinks`, a reload that meets a symlink to
+/// a file outside them is refused by the kernel, the log names the file,
+/// and the previous site keeps serving. With `--no-sandbox` the same link
+/// is followed, so it is the sandbox that refuses.
+#[test]
+fn the_sandbox_keeps_a_reload_inside_the_roots() {
+    let site = TestSite::new();
+    site.file("www/index.html", "before");
+    site.file("outside/secret.txt", "secret");
+    let root = site.path("www");
+    let server = Server::start(&root, &["--no-watch", "--follow-outside-symlinks"]);
+    std::os::unix::fs::symlink(site.path("outside/secret.txt"), site.path("www/secret.txt"))
+        .unwrap();
+    site.file("www/index.html", "after");
+    server.signal(rustix::process::Signal::HUP);
+    let failed = server
+        .wait_for_line("failed", std::time::Duration::from_secs(10))
+        .expect("the reload fails");
+    assert!(failed.contains("secret.txt"), "{failed}");
+    assert!(failed.contains("Permission denied"), "{failed}");
+    assert!(failed.contains("--no-sandbox"), "{failed}");
+    let mut conn = server.connect();
+    assert_eq!(conn.get("/", "").text(), "before");
+    assert_eq!(conn.get("/secret.txt", "").status, 404);
+
+    let open = Server::start(
+        &root,
+        &["--no-watch", "--follow-outside-symlinks", "--no-sandbox"],
+    );
+    assert_eq!(open.connect().get("/secret.txt", "").text(), "secret");
+}

@@ -1,0 +1,142 @@
+//! The sandbox: Landlock confines the process, for the rest of its life,
+//! to reading what it serves and needs (its roots, certificates, config
+//! file, its own binary and the system's shared libraries for an upgrade's
+//! exec) and writing only its access log's folder.
+//!
+//! It is applied first thing in `run`, on the main thread, before any other
+//! thread exists: Landlock binds the calling thread and what it starts
+//! afterwards (threads and processes, an upgrade's successor included),
+//! never threads that already run. Everything read later, a reload, a
+//! renewed certificate, a reopened log, then goes through it, so a file
+//! reached through a symlink that points outside the roots is refused by
+//! the kernel even with `--follow-outside-symlinks`.
+//!
+//! Directories may be listed anywhere (see `confine`); a root deleted and
+//! made again, or a root added later, is outside the rules until a restart
+//! (`--no-sandbox` turns the sandbox off).
+//!
+//! This module decides the rules; it reads no file's content.
+
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    path_beneath_rules, Access, AccessFs, BitFlags, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    RulesetStatus, ABI,
+};
+use tachyon::config::{Identity, Settings};
+use tachyon_server::access::Target;
+
+/// The newest Landlock ABI whose rights we ask for; older kernels get
+/// what they support (the crate's best-effort mode), and say so.
+const ABI_WANTED: ABI = ABI::V5;
+
+/// How confined the process ended up.
+pub enum Confinement {
+    Full,
+    /// The kernel enforces some of the rules (an older Landlock ABI).
+    Partial,
+    /// The kernel has no Landlock.
+    None,
+}
+
+/// Confines this thread and everything it starts from now on.
+pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
+    let read = AccessFs::ReadFile | AccessFs::ReadDir;
+    let read_exec = AccessFs::from_read(ABI_WANTED);
+    let file_read: BitFlags<AccessFs> = AccessFs::ReadFile.into();
+
+    let roots: Vec<&Path> = std::iter::once(settings.root.as_path())
+        .chain(settings.hosts.iter().map(|h| h.root.as_path()))
+        .collect();
+    let mut readable: Vec<PathBuf> = roots.iter().map(|r| r.to_path_buf()).collect();
+    // A root that is a symlink (`current -> releases/v2`) is repointed by
+    // deploys: the folder holding the link holds the releases too. (A rule
+    // names an inode, so a root deleted and made again is not covered.)
+    readable.extend(
+        roots
+            .iter()
+            .filter(|r| r.symlink_metadata().is_ok_and(|m| m.is_symlink()))
+            .map(|r| folder_of(r)),
+    );
+    readable.extend(settings.config_file.iter().cloned());
+    readable.extend(certificate_folders(settings));
+    // The fd limit's estimate reads /proc/self/fd.
+    readable.push("/proc/self".into());
+
+    let mut executable: Vec<PathBuf> = ["/usr/lib", "/usr/lib64", "/lib", "/lib64"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    // The folder, not the file: an upgrade installs the new binary by
+    // rename, a new inode a rule on the old file would not cover.
+    executable.extend(std::env::current_exe().ok().map(|exe| folder_of(&exe)));
+
+    let mut files: Vec<PathBuf> = vec!["/etc/ld.so.cache".into()];
+    if settings.user.is_some() {
+        // A successor looks the user up again.
+        files.extend(["/etc/passwd", "/etc/group", "/etc/nsswitch.conf"].map(PathBuf::from));
+    }
+
+    let log_folder: Vec<PathBuf> = match &settings.log.access {
+        Some(Target::File(path)) => vec![folder_of(path)],
+        _ => Vec::new(),
+    };
+    let log_rights = AccessFs::WriteFile | AccessFs::MakeReg | AccessFs::Truncate;
+    // The datagram socket a successor reports readiness on.
+    let temp = vec![std::env::temp_dir()];
+    let temp_rights = AccessFs::MakeSock | AccessFs::RemoveFile;
+
+    // Directories may be opened anywhere, files read only as above: the walk
+    // (walkdir's loop check) opens the target of every symlinked directory,
+    // even one the policy then leaves out. Names are not contents.
+    let everywhere = vec![PathBuf::from("/")];
+
+    let status = Ruleset::default()
+        .handle_access(AccessFs::from_all(ABI_WANTED))?
+        .create()?
+        .add_rules(path_beneath_rules(&everywhere, AccessFs::ReadDir))?
+        .add_rules(path_beneath_rules(&readable, read))?
+        .add_rules(path_beneath_rules(&executable, read_exec))?
+        .add_rules(path_beneath_rules(&files, file_read))?
+        .add_rules(path_beneath_rules(&log_folder, log_rights))?
+        .add_rules(path_beneath_rules(&temp, temp_rights))?
+        .restrict_self()?;
+    Ok(match status.ruleset {
+        RulesetStatus::FullyEnforced => Confinement::Full,
+        RulesetStatus::PartiallyEnforced => Confinement::Partial,
+        RulesetStatus::NotEnforced => Confinement::None,
+    })
+}
+
+/// The folders holding the certificates and keys, and those of the files
+/// they link to: a renewal (certbot's `live/` links into `archive/`)
+/// writes new files there, which a rule on the old file would not cover.
+fn certificate_folders(settings: &Settings) -> Vec<PathBuf> {
+    let Some(tls) = &settings.tls else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    if let Identity::Files(keys) = &tls.identity {
+        files.extend([keys.cert.clone(), keys.key.clone()]);
+    }
+    for host in &settings.hosts {
+        if let Some(keys) = &host.tls {
+            files.extend([keys.cert.clone(), keys.key.clone()]);
+        }
+    }
+    let mut folders = Vec::new();
+    for file in files {
+        folders.push(folder_of(&file));
+        if let Ok(target) = std::fs::canonicalize(&file) {
+            folders.push(folder_of(&target));
+        }
+    }
+    folders
+}
+
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
