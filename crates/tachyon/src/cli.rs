@@ -176,7 +176,41 @@ pub struct Args {
     #[arg(long)]
     pub check: bool,
 
+    /// Ask the admin listener at this address whether tachyon is ready (GET /readyz),
+    /// then exit: 0 if it is, 1 if not; for container health checks, where there is no curl
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub healthcheck: Option<String>,
+
+    /// Print a man page or a shell completion script and exit (for packages)
+    #[arg(long, value_enum, value_name = "WHAT", hide = true)]
+    pub generate: Option<Generate>,
+
     /// Print nothing at startup
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// What `--generate` prints: files a package installs beside the binary,
+/// made from these very definitions so they cannot drift from them.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Generate {
+    Man,
+    Bash,
+    Zsh,
+    Fish,
+}
+
+/// Writes what `what` names to `out`.
+pub fn generate(what: Generate, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use clap::CommandFactory;
+    use clap_complete::Shell;
+    let mut command = Args::command();
+    let shell = match what {
+        Generate::Man => return clap_mangen::Man::new(command).render(out),
+        Generate::Bash => Shell::Bash,
+        Generate::Zsh => Shell::Zsh,
+        Generate::Fish => Shell::Fish,
+    };
+    clap_complete::generate(shell, &mut command, "tachyon", out);
+    Ok(())
 }

@@ -31,6 +31,24 @@ use tachyon::config::Settings;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
+    if let Some(what) = args.generate {
+        return match cli::generate(what, &mut std::io::stdout().lock()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("tachyon: --generate: {err}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if let Some(addr) = &args.healthcheck {
+        return match healthcheck(addr) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("tachyon: not ready: {err:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let settings = match Settings::from_args(&args) {
         Ok(settings) => settings,
         Err(err) => {
@@ -261,6 +279,38 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         log.finish();
     }
     result.context("serving")
+}
+
+/// `--healthcheck ADDR`: `GET /readyz` on the admin listener, bounded to
+/// two seconds; ready only on a 200.
+fn healthcheck(addr: &str) -> anyhow::Result<()> {
+    use std::io::{Read, Write};
+    use std::net::ToSocketAddrs;
+    let addr = addr
+        .to_socket_addrs()
+        .with_context(|| format!("{addr:?} is not an address"))?
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("{addr:?} resolves to nothing"))?;
+    let within = Duration::from_secs(2);
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, within)
+        .with_context(|| format!("connecting to {addr}"))?;
+    stream.set_read_timeout(Some(within))?;
+    stream.set_write_timeout(Some(within))?;
+    stream.write_all(b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")?;
+    let mut head = [0u8; 16];
+    let mut got = 0;
+    while got < head.len() {
+        match stream.read(&mut head[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    let line = String::from_utf8_lossy(&head[..got]);
+    if line.starts_with("HTTP/1.1 200") {
+        Ok(())
+    } else {
+        anyhow::bail!("{addr} answered {:?}", line.lines().next().unwrap_or(""))
+    }
 }
 
 /// SIGUSR2: starts the binary at our path on our sockets, from a thread of

@@ -311,3 +311,23 @@ fn user_drops_root_after_binding() {
     assert!(field("Groups:").iter().all(|g| *g == "65534"), "{status}");
     assert_eq!(conn.get("/", "").text(), "as nobody");
 }
+
+/// `--healthcheck ADDR` (for containers without curl) exits 0 when the
+/// admin listener there says ready, 1 naming the problem otherwise.
+#[test]
+fn healthcheck_asks_the_admin_listener() {
+    let site = TestSite::new();
+    site.file("www/index.html", "hi");
+    let server = Server::start(&site.path("www"), &["--no-watch", "--admin", "127.0.0.1:0"]);
+    let admin = server
+        .wait_for_line("admin on http://", std::time::Duration::from_secs(5))
+        .and_then(|l| Some(l.split("http://").nth(1)?.split('/').next()?.to_string()))
+        .expect("the admin address");
+    let ready = run_tachyon(["--healthcheck", admin.as_str()]);
+    assert_eq!(ready.code, Some(0), "{}", ready.stderr);
+
+    // The site's own port answers /readyz with 404: not the admin listener.
+    let wrong = run_tachyon(["--healthcheck", &server.addr.to_string()]);
+    assert_eq!(wrong.code, Some(1));
+    assert!(wrong.stderr.contains("404"), "{}", wrong.stderr);
+}
