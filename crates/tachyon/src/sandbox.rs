@@ -13,7 +13,8 @@
 //!
 //! Directories may be listed anywhere (see `confine`); a root deleted and
 //! made again, or a root added later, is outside the rules until a restart
-//! (`--no-sandbox` turns the sandbox off).
+//! (`--no-sandbox` turns the sandbox off). With `--follow-outside-symlinks`
+//! the targets the roots' symlinks have at start are readable too.
 //!
 //! This module decides the rules; it reads no file's content.
 
@@ -58,6 +59,7 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
             .filter(|r| r.symlink_metadata().is_ok_and(|m| m.is_symlink()))
             .map(|r| folder_of(r)),
     );
+    readable.extend(outside_targets(settings));
     readable.extend(settings.config_file.iter().cloned());
     readable.extend(certificate_folders(settings));
     // The fd limit's estimate reads /proc/self/fd.
@@ -106,6 +108,35 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
         RulesetStatus::PartiallyEnforced => Confinement::Partial,
         RulesetStatus::NotEnforced => Confinement::None,
     })
+}
+
+/// With `--follow-outside-symlinks`, where a root's symlinks lead outside
+/// it at start (a file or a whole folder), found by a walk that reads no
+/// file and follows no link. A link added or repointed later leads
+/// outside the rules: the reload that meets it fails and says why.
+fn outside_targets(settings: &Settings) -> Vec<PathBuf> {
+    let roots = std::iter::once((settings.root.as_path(), &settings.load))
+        .chain(settings.hosts.iter().map(|h| (h.root.as_path(), &h.load)));
+    let mut targets = Vec::new();
+    for (root, load) in roots {
+        if !load.follow_outside_symlinks {
+            continue;
+        }
+        let Ok(real_root) = root.canonicalize() else {
+            continue;
+        };
+        for entry in walkdir::WalkDir::new(&real_root).into_iter().flatten() {
+            if !entry.path_is_symlink() {
+                continue;
+            }
+            if let Ok(target) = entry.path().canonicalize() {
+                if !target.starts_with(&real_root) {
+                    targets.push(target);
+                }
+            }
+        }
+    }
+    targets
 }
 
 /// The folders holding the certificates and keys, and those of the files

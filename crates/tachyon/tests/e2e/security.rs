@@ -82,17 +82,21 @@ fn symlinks_out_of_the_root_and_dotfiles_are_not_served() {
 }
 
 /// The Landlock sandbox (on by default) lets the process read only its
-/// roots: with `--follow-outside-symlinks`, a reload that meets a symlink to
-/// a file outside them is refused by the kernel, the log names the file,
-/// and the previous site keeps serving. With `--no-sandbox` the same link
-/// is followed, so it is the sandbox that refuses.
+/// roots and, with `--follow-outside-symlinks`, where their symlinks led at
+/// start: a reload that meets a new symlink to a file outside is refused by
+/// the kernel, the log names the file, and the previous site keeps serving.
+/// With `--no-sandbox` the same link is followed, so it is the sandbox that
+/// refuses.
 #[test]
 fn the_sandbox_keeps_a_reload_inside_the_roots() {
     let site = TestSite::new();
     site.file("www/index.html", "before");
     site.file("outside/secret.txt", "secret");
+    site.file("outside/early/shared.js", "early");
+    std::os::unix::fs::symlink(site.path("outside/early"), site.path("www/lib")).unwrap();
     let root = site.path("www");
     let server = Server::start(&root, &["--no-watch", "--follow-outside-symlinks"]);
+    assert_eq!(server.connect().get("/lib/shared.js", "").text(), "early");
     std::os::unix::fs::symlink(site.path("outside/secret.txt"), site.path("www/secret.txt"))
         .unwrap();
     site.file("www/index.html", "after");
@@ -106,6 +110,7 @@ fn the_sandbox_keeps_a_reload_inside_the_roots() {
     let mut conn = server.connect();
     assert_eq!(conn.get("/", "").text(), "before");
     assert_eq!(conn.get("/secret.txt", "").status, 404);
+    assert_eq!(conn.get("/lib/shared.js", "").text(), "early");
 
     let open = Server::start(
         &root,
