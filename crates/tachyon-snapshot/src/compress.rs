@@ -7,10 +7,12 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use tachyon_http::encoding::Coding;
+
+use crate::cache_dir::CacheDir;
 
 /// Which codings to offer and for which files.
 #[derive(Debug, Clone)]
@@ -113,6 +115,8 @@ pub fn encode(coding: Coding, data: &[u8]) -> Option<Vec<u8>> {
 #[derive(Debug, Default)]
 pub struct EncodeCache {
     inner: Mutex<Generations>,
+    /// Where results are also kept across restarts, when configured.
+    disk: Option<Arc<CacheDir>>,
 }
 
 #[derive(Debug, Default)]
@@ -124,6 +128,34 @@ struct Generations {
 }
 
 impl EncodeCache {
+    /// A cache that also keeps its results in `disk` (shared by every
+    /// root's cache: entries are addressed by content).
+    pub fn with_disk(disk: Arc<CacheDir>) -> EncodeCache {
+        EncodeCache {
+            inner: Mutex::default(),
+            disk: Some(disk),
+        }
+    }
+
+    /// What is known without compressing: from memory, or else from the
+    /// cache folder. `None`: it would have to be built.
+    pub(crate) fn known(&self, coding: Coding, data: &Bytes, hash: u128) -> Option<Option<Bytes>> {
+        let key = (coding, hash, data.len() as u64);
+        {
+            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let generation = inner.generation;
+            if let Some((bytes, used)) = inner.entries.get_mut(&key) {
+                *used = generation;
+                return Some(bytes.clone());
+            }
+        }
+        let stored = self.disk.as_ref()?.read(coding, hash, key.2)?;
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = inner.generation;
+        inner.entries.insert(key, (stored.clone(), generation));
+        Some(stored)
+    }
+
     /// Starts a build: what this build does not use is dropped at `finish`.
     pub(crate) fn begin(&self) {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -134,17 +166,15 @@ impl EncodeCache {
     /// between two files of one length serve one's encoding for the other) encoded with `coding`, from the cache
     /// or built now and remembered.
     pub(crate) fn encode(&self, coding: Coding, data: &Bytes, hash: u128) -> Option<Bytes> {
-        let key = (coding, hash, data.len() as u64);
-        {
-            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            let generation = inner.generation;
-            if let Some((bytes, used)) = inner.entries.get_mut(&key) {
-                *used = generation;
-                return bytes.clone();
-            }
+        if let Some(known) = self.known(coding, data, hash) {
+            return known;
         }
+        let key = (coding, hash, data.len() as u64);
         // Encode outside the lock: this is the slow part, run in parallel.
         let bytes = encode(coding, data).map(Bytes::from);
+        if let Some(disk) = &self.disk {
+            disk.write(coding, hash, key.2, bytes.as_deref());
+        }
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let generation = inner.generation;
         inner.entries.insert(key, (bytes.clone(), generation));
@@ -153,9 +183,14 @@ impl EncodeCache {
 
     /// Ends a build: forgets encodings the new generation does not use.
     pub(crate) fn finish(&self) {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let generation = inner.generation;
-        inner.entries.retain(|_, (_, used)| *used == generation);
+        {
+            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let generation = inner.generation;
+            inner.entries.retain(|_, (_, used)| *used == generation);
+        }
+        if let Some(disk) = &self.disk {
+            disk.trim();
+        }
     }
 }
 

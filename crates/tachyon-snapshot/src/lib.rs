@@ -9,6 +9,7 @@
 //! request parsing. Invariant: every [`Entry`] is complete before the snapshot
 //! is published, and a snapshot never changes; a reload builds a new one.
 
+mod cache_dir;
 mod compress;
 mod disk;
 mod entry;
@@ -17,6 +18,7 @@ mod load;
 mod mime;
 mod rules;
 
+pub use cache_dir::CacheDir;
 pub use compress::{Compression, EncodeCache};
 pub use disk::DiskBody;
 pub use entry::{Body, Encoded, Entry, Representation};

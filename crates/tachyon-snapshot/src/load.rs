@@ -103,6 +103,9 @@ pub struct LoadStats {
     pub encoded_bytes: [u64; 3],
     /// Encodings built but dropped because the memory budget was spent.
     pub encodings_over_budget: usize,
+    /// Encodings a deferred build left to the build after it (none known
+    /// in memory or in the cache folder).
+    pub variants_pending: usize,
     /// What the serving policy left out, and why.
     pub skipped: Vec<Skipped>,
     pub elapsed: Duration,
@@ -308,14 +311,17 @@ fn load_generation(
         .map(|r| r.len)
         .sum();
     // Encodings are charged to the same budget, after every identity body.
-    let budget = AtomicU64::new(options.max_memory.saturating_sub(identity_bytes));
-    let over_budget = AtomicUsize::new(0);
+    let tally = Tally {
+        budget: AtomicU64::new(options.max_memory.saturating_sub(identity_bytes)),
+        over_budget: AtomicUsize::new(0),
+        pending: AtomicUsize::new(0),
+    };
     let files: Vec<Representation> = walked
         .found
         .par_iter()
         .zip(&raws)
         .map(|(f, raw)| {
-            let file = represent_file(f, raw, &by_key, options, cache, &budget, &over_budget);
+            let file = represent_file(f, raw, &by_key, options, cache, &tally);
             progress.done.fetch_add(1, Ordering::Relaxed);
             file
         })
@@ -323,7 +329,8 @@ fn load_generation(
 
     let mut stats = LoadStats {
         directories: walked.directories.len(),
-        encodings_over_budget: over_budget.into_inner(),
+        encodings_over_budget: tally.over_budget.into_inner(),
+        variants_pending: tally.pending.into_inner(),
         ..LoadStats::default()
     };
     let mut entries: HashMap<Box<[u8]>, Entry, _> = HashMap::default();
@@ -644,6 +651,15 @@ fn read(
     })
 }
 
+/// What the parallel representation of files shares: the memory left for
+/// encodings, and counts for the summary.
+struct Tally {
+    budget: AtomicU64,
+    over_budget: AtomicUsize,
+    /// Encodings a deferred build left for later.
+    pending: AtomicUsize,
+}
+
 /// Builds one file's representations: its identity, the precompressed
 /// siblings read beside it, and the codings built here while the memory
 /// budget lasts.
@@ -653,9 +669,13 @@ fn represent_file(
     by_key: &HashMap<&[u8], &Raw>,
     options: &LoadOptions,
     cache: &EncodeCache,
-    budget: &AtomicU64,
-    over_budget: &AtomicUsize,
+    tally: &Tally,
 ) -> Representation {
+    let Tally {
+        budget,
+        over_budget,
+        pending,
+    } = tally;
     let content_type = mime::content_type(&f.path);
     let site_path = String::from_utf8_lossy(&f.key);
     let cache_control = mime::cache_control(&f.path, &content_type);
@@ -682,15 +702,25 @@ fn represent_file(
             &identity.body,
             worth_encoding(&meta, options, coding, identity.len),
         ) {
-            if options.compression.deferred {
-                deferred = true;
-                continue;
-            }
-            if budget.load(Ordering::Relaxed) == 0 {
+            // A deferred build takes what is already known (the cache
+            // folder makes a restart ready with every variant at once) and
+            // leaves the rest to the build after it.
+            let result = if options.compression.deferred {
+                match cache.known(coding, data, identity.hash) {
+                    Some(known) => known,
+                    None => {
+                        deferred = true;
+                        pending.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    }
+                }
+            } else if budget.load(Ordering::Relaxed) == 0 {
                 over_budget.fetch_add(1, Ordering::Relaxed);
                 continue;
-            }
-            if let Some(bytes) = cache.encode(coding, data, identity.hash) {
+            } else {
+                cache.encode(coding, data, identity.hash)
+            };
+            if let Some(bytes) = result {
                 let len = bytes.len() as u64;
                 let charged = budget
                     .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {

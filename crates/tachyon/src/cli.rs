@@ -69,6 +69,15 @@ pub struct Args {
     #[arg(long, value_name = "ORIGIN")]
     pub cors: Option<String>,
 
+    /// Keep built variants in this folder, so a restart serves them at once; "off" keeps
+    /// none [default: $CACHE_DIRECTORY, else $XDG_CACHE_HOME/tachyon, else ~/.cache/tachyon]
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<String>,
+
+    /// Most the cache folder may hold, e.g. 1GiB; the least recently used go first [default: 1GiB]
+    #[arg(long, value_name = "SIZE")]
+    pub cache_max_size: Option<String>,
+
     /// Do not build compressed variants (precompressed .br/.zst/.gz files are still served)
     #[arg(long)]
     pub no_compress: bool,

@@ -22,7 +22,7 @@ use tachyon_server::access::LogWriter;
 use tachyon_server::admin::{Admin, Reloads};
 use tachyon_server::stats::Board;
 use tachyon_server::{Endpoint, Generation, Https, Live, Observe, Scheme, Shutdown};
-use tachyon_snapshot::{EncodeCache, LoadOptions, Progress, Snapshot};
+use tachyon_snapshot::{CacheDir, EncodeCache, LoadOptions, Progress, Snapshot};
 
 use crate::certs::Tls;
 use crate::reload::{Reloader, Watch};
@@ -82,6 +82,13 @@ fn main() -> ExitCode {
 fn run(mut settings: Settings) -> anyhow::Result<()> {
     // Looked up before the sandbox, which keeps /etc/passwd out of reach.
     let user = settings.user.as_deref().map(lookup_user).transpose()?;
+    // Made before the sandbox, which may then only use it.
+    let cache_dir = settings.cache_dir.as_ref().and_then(|dir| {
+        CacheDir::open(dir, settings.cache_max_size)
+            .map_err(|e| warn(&format!("not keeping variants in {}: {e}", dir.display())))
+            .ok()
+            .map(Arc::new)
+    });
     if settings.sandbox {
         // First, while this is the only thread (see the module's doc).
         match sandbox::confine(&settings).context("sandbox (--no-sandbox turns it off)")? {
@@ -94,6 +101,12 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
             }
         }
     }
+    // Before anything is printed: a SIGHUP sent as soon as the URL shows
+    // must reload, not end the process (its default action). Signals that
+    // arrive while the site loads wait in the iterator.
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2])
+            .context("installing signal handlers")?;
     // Before loading: a large site holds a descriptor per disk-served file.
     let fd_limit = tachyon_server::raise_fd_limit();
     // Watching starts before loading, so an edit made during the load
@@ -110,7 +123,11 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     };
     // One encoding cache per root, kept across reloads.
     let caches: Arc<[EncodeCache]> = (0..=settings.hosts.len())
-        .map(|_| EncodeCache::default())
+        .map(|_| {
+            cache_dir
+                .clone()
+                .map_or_else(EncodeCache::default, EncodeCache::with_disk)
+        })
         .collect();
     let tls = match &settings.tls {
         Some(tls) => Some(Arc::new(Tls::start(tls, settings.quiet)?)),
@@ -171,9 +188,6 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     }
     let live = Arc::new(Live::new(generation));
     let shutdown = Shutdown::new().context("creating the shutdown eventfd")?;
-    let mut signals =
-        signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2])
-            .context("installing signal handlers")?;
     let log = match &settings.log.access {
         Some(target) => Some(LogWriter::start(target.clone(), settings.log.format)?),
         None => None,
@@ -488,19 +502,22 @@ fn first_generation(
         host.load.compression.deferred = true;
     }
     let identity = load_generation(&quick, caches)?;
-    let in_memory: u64 = std::iter::once(identity.default_snapshot())
-        .chain(identity.virtual_snapshots())
-        .map(|s| s.stats().bytes_in_memory)
-        .sum();
+    let snapshots =
+        || std::iter::once(identity.default_snapshot()).chain(identity.virtual_snapshots());
+    let pending: usize = snapshots().map(|s| s.stats().variants_pending).sum();
+    if pending == 0 {
+        // Every variant was known (the cache folder, after a restart).
+        if !settings.quiet {
+            snapshots().for_each(summarize);
+        }
+        return Ok((identity, false));
+    }
+    let in_memory: u64 = snapshots().map(|s| s.stats().bytes_in_memory).sum();
     if in_memory <= COMPRESS_BEFORE_SERVING_MAX {
         return Ok((load_generation(settings, caches)?, false));
     }
     if !settings.quiet {
-        for snapshot in
-            std::iter::once(identity.default_snapshot()).chain(identity.virtual_snapshots())
-        {
-            summarize(snapshot);
-        }
+        snapshots().for_each(summarize);
         say(&format!(
             "serving before compressing: {:.1} MiB to compress in the background; the variants are swapped in once built",
             in_memory as f64 / 1_048_576.0

@@ -1,7 +1,7 @@
 //! The sandbox: Landlock confines the process, for the rest of its life,
 //! to reading what it serves and needs (its roots, certificates, config
 //! file, its own binary and the system's shared libraries for an upgrade's
-//! exec) and writing only its access log's folder.
+//! exec) and writing only its access log's folder and its cache folder.
 //!
 //! It is applied first thing in `run`, on the main thread, before any other
 //! thread exists: Landlock binds the calling thread and what it starts
@@ -84,6 +84,14 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
         _ => Vec::new(),
     };
     let log_rights = AccessFs::WriteFile | AccessFs::MakeReg | AccessFs::Truncate;
+    // The variants kept across restarts.
+    let cache: Vec<PathBuf> = settings.cache_dir.iter().cloned().collect();
+    let cache_rights = AccessFs::ReadFile
+        | AccessFs::ReadDir
+        | AccessFs::WriteFile
+        | AccessFs::MakeReg
+        | AccessFs::RemoveFile
+        | AccessFs::Truncate;
     // The datagram socket a successor reports readiness on.
     let temp = vec![std::env::temp_dir()];
     let temp_rights = AccessFs::MakeSock | AccessFs::RemoveFile;
@@ -102,6 +110,7 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
         .add_rules(path_beneath_rules(&files, file_read))?
         .add_rules(path_beneath_rules(&log_folder, log_rights))?
         .add_rules(path_beneath_rules(&temp, temp_rights))?
+        .add_rules(path_beneath_rules(&cache, cache_rights))?
         .restrict_self()?;
     Ok(match status.ruleset {
         RulesetStatus::FullyEnforced => Confinement::Full,

@@ -30,6 +30,9 @@ pub struct ConfigFile {
     pub not_found_page: Option<String>,
     pub cors: Option<String>,
     pub watch: Option<bool>,
+    /// Where built variants are kept across restarts ("off": nowhere).
+    pub cache_dir: Option<String>,
+    pub cache_max_size: Option<String>,
     pub quiet: Option<bool>,
     /// The admin listener's address (`/metrics`, `/healthz`, …); absent: off.
     pub admin: Option<String>,

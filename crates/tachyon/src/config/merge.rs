@@ -8,6 +8,7 @@
 //! value came from.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -60,6 +61,36 @@ fn duration(
     default: Duration,
 ) -> anyhow::Result<Duration> {
     pick(cli, file, key, default, parse_duration)
+}
+
+/// The variants' cache folder: as configured ("off": none), else systemd's
+/// `CacheDirectory=`, else the XDG cache folder; with its size bound.
+pub(super) fn cache(args: &Args, file: &ConfigFile) -> anyhow::Result<(Option<PathBuf>, u64)> {
+    let max = size(
+        args.cache_max_size.as_ref(),
+        file.cache_max_size.as_ref(),
+        "cache_max_size",
+        1 << 30,
+    )?;
+    let dir = match args.cache_dir.as_ref().or(file.cache_dir.as_ref()) {
+        Some(off) if off == "off" => None,
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => default_cache_dir(),
+    };
+    Ok((dir, max))
+}
+
+fn default_cache_dir() -> Option<PathBuf> {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dirs) = var("CACHE_DIRECTORY") {
+        // systemd lists one folder per CacheDirectory= entry, ':'-separated.
+        let first = dirs.to_string_lossy().split(':').next()?.to_string();
+        return Some(PathBuf::from(first));
+    }
+    if let Some(xdg) = var("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(xdg).join("tachyon"));
+    }
+    var("HOME").map(|home| PathBuf::from(home).join(".cache").join("tachyon"))
 }
 
 pub(super) fn listen(args: &Args, file: &ConfigFile) -> anyhow::Result<Vec<SocketAddr>> {

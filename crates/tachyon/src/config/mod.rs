@@ -92,6 +92,9 @@ pub struct Settings {
     /// The config file read at start (a successor started by a binary
     /// upgrade reads it again, so the sandbox lets it be read).
     pub config_file: Option<PathBuf>,
+    /// Where built variants are kept across restarts, and how much.
+    pub cache_dir: Option<PathBuf>,
+    pub cache_max_size: u64,
     /// Reload when files under the root change.
     pub watch: bool,
     pub quiet: bool,
@@ -146,6 +149,7 @@ impl Settings {
         load.header_rules = merge::header_rules(cors.as_deref(), &file.headers)?;
         load.redirects = merge::redirects(&file.redirects)?;
         let hosts = merge::virtual_hosts(&file.hosts, &load, listing_by_default)?;
+        let (cache_dir, cache_max_size) = merge::cache(args, &file)?;
         Ok(Settings {
             listen: merge::listen(args, &file)?,
             threads: merge::threads(args, &file)?,
@@ -154,6 +158,8 @@ impl Settings {
             admin: merge::admin(args, &file)?,
             user: args.user.clone().or(file.user.clone()),
             sandbox: !args.no_sandbox && file.sandbox.unwrap_or(true),
+            cache_dir,
+            cache_max_size,
             config_file: args.config.clone(),
             hosts,
             limits: merge::limits(args, &file.limits)?,
@@ -189,6 +195,12 @@ impl Settings {
             not_found_page: self.load.not_found_page.clone(),
             cors: self.cors.clone(),
             watch: Some(self.watch),
+            cache_dir: Some(
+                self.cache_dir
+                    .as_ref()
+                    .map_or("off".to_string(), |d| d.display().to_string()),
+            ),
+            cache_max_size: Some(format_size(self.cache_max_size)),
             quiet: Some(self.quiet),
             admin: self.admin.map(|a| a.to_string()),
             user: self.user.clone(),

@@ -230,7 +230,8 @@ fn encodings_follow_edits_across_reloads() {
 /// A site with more than 8 MiB in memory is served before its variants
 /// are built: the first answers are identity, and once the background
 /// build swaps in the variants, the same request gets brotli with its own
-/// ETag and length. `Vary` is sent throughout.
+/// ETag and length. `Vary` is sent throughout. The variants are kept in the
+/// cache folder, so a restart serves every one of them at once.
 #[test]
 fn a_large_site_is_served_at_once_and_gains_its_variants_in_the_background() {
     let site = TestSite::new();
@@ -243,10 +244,13 @@ fn a_large_site_is_served_at_once_and_gains_its_variants_in_the_background() {
             .take(128 * 1024)
             .map(char::from)
             .collect();
-        site.file(&format!("js/app{i:02}.js"), &body);
+        site.file(&format!("site/js/app{i:02}.js"), &body);
     }
+    let cache = site.path("cache");
+    let root = site.path("site");
+    let args = ["--no-watch", "--cache-dir", cache.to_str().unwrap()];
     let started = std::time::Instant::now();
-    let server = Server::start(&site.root, &["--no-watch"]);
+    let server = Server::start(&root, &args);
     assert!(
         server
             .startup
@@ -277,4 +281,21 @@ fn a_large_site_is_served_at_once_and_gains_its_variants_in_the_background() {
     assert_eq!(later.header("content-encoding"), Some("br"));
     assert_ne!(later.header("etag"), first.header("etag"));
     assert_eq!(decode("br", &later.body), first.body);
+    drop(server);
+
+    let restarted = Server::start(&root, &args);
+    assert!(
+        !restarted
+            .startup
+            .iter()
+            .any(|l| l.starts_with("serving before compressing")),
+        "{:#?}",
+        restarted.startup
+    );
+    let at_once = restarted
+        .connect()
+        .get("/js/app00.js", "Accept-Encoding: br\r\n");
+    assert_eq!(at_once.header("content-encoding"), Some("br"));
+    assert_eq!(at_once.header("etag"), later.header("etag"));
+    assert_eq!(at_once.body, later.body);
 }

@@ -48,6 +48,8 @@ impl Drop for TestSite {
 /// The tachyon binary, running; killed (by its own pid) on drop.
 pub struct Server {
     pub child: Child,
+    /// `XDG_CACHE_HOME` for this server, removed when it is dropped.
+    cache_home: PathBuf,
     pub addr: SocketAddr,
     pub url: String,
     /// Lines the server printed after its URL, stdout and stderr together.
@@ -111,6 +113,15 @@ impl Server {
     }
 
     fn spawn(mut command: Command) -> Server {
+        // A cache folder of its own (unless the spec names one): variants
+        // another spec built must not make this one's build a cache hit.
+        static CACHES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let cache_home = std::env::temp_dir().join(format!(
+            "tachyon-e2e-cache-{}-{}",
+            std::process::id(),
+            CACHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        command.env("XDG_CACHE_HOME", &cache_home);
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -156,6 +167,7 @@ impl Server {
         let addr: SocketAddr = hostport.parse().expect("address in URL");
         Server {
             child,
+            cache_home,
             addr,
             url,
             lines: rx,
@@ -235,6 +247,7 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.cache_home);
     }
 }
 
