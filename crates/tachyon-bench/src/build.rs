@@ -55,12 +55,16 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
     println!("| compression | round | ready after | every variant served after | reload (SIGHUP, one file edited) | RSS when ready | peak RSS | tachyon's summary |");
     println!("|---|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
+    let cache = opts.out.join("cache");
     for round in 1..=opts.rounds {
-        for compress in [true, false] {
-            let start = start_once(&tachyon, &root, compress)?;
+        for mode in [Mode::NoCache, Mode::ColdCache, Mode::WarmCache, Mode::Off] {
+            if mode == Mode::ColdCache && cache.exists() {
+                std::fs::remove_dir_all(&cache)?;
+            }
+            let start = start_once(&tachyon, &root, mode, &cache)?;
             println!(
                 "| {} | {round} | {:.2} s | {} | {:.2} s | {:.0} MiB | {:.0} MiB | {}; {} |",
-                if compress { "br, zstd, gzip" } else { "off" },
+                mode.label(),
                 start.ready_s,
                 start
                     .variants_s
@@ -73,7 +77,8 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
             );
             rows.push(serde_json::json!({
                 "round": round,
-                "compression": compress,
+                "compression": mode != Mode::Off,
+                "mode": mode.label(),
                 "ready_s": start.ready_s,
                 "variants_s": start.variants_s,
                 "reload_s": start.reload_s,
@@ -96,6 +101,30 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How a start compresses, and what it finds in the cache folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Variants built, none kept (`--cache-dir off`).
+    NoCache,
+    /// Variants built into an empty cache folder.
+    ColdCache,
+    /// The start after `ColdCache`, with the folder it filled.
+    WarmCache,
+    /// `--no-compress`.
+    Off,
+}
+
+impl Mode {
+    fn label(self) -> &'static str {
+        match self {
+            Mode::NoCache => "br, zstd, gzip; no cache folder",
+            Mode::ColdCache => "br, zstd, gzip; empty cache folder",
+            Mode::WarmCache => "br, zstd, gzip; the cache folder filled by the start before",
+            Mode::Off => "off",
+        }
+    }
+}
+
 struct Start {
     ready_s: f64,
     /// When the variants were built after serving began: until they were.
@@ -109,15 +138,23 @@ struct Start {
 }
 
 /// Starts tachyon, waits for its URL line, samples memory, stops it.
-fn start_once(tachyon: &Path, root: &Path, compress: bool) -> anyhow::Result<Start> {
+fn start_once(tachyon: &Path, root: &Path, mode: Mode, cache: &Path) -> anyhow::Result<Start> {
     let mut command = Command::new(tachyon);
     command
         .arg(root)
         .args(["--listen", "127.0.0.1:0", "--no-watch"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    if !compress {
-        command.arg("--no-compress");
+    match mode {
+        Mode::Off => {
+            command.args(["--no-compress", "--cache-dir", "off"]);
+        }
+        Mode::NoCache => {
+            command.args(["--cache-dir", "off"]);
+        }
+        Mode::ColdCache | Mode::WarmCache => {
+            command.arg("--cache-dir").arg(cache);
+        }
     }
     let started = Instant::now();
     let mut child = command.spawn().context("starting tachyon")?;
