@@ -361,6 +361,11 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
                 _ => Command::new(&env.tachyon_bin),
             };
             c.arg(&env.root).args(["--threads", &workers, "--quiet"]);
+            if peer != Peer::TachyonBaseline {
+                // No cache folder: a run writes nothing outside its own
+                // folder. (An older baseline build may not know the option.)
+                c.args(["--cache-dir", "off"]);
+            }
             match &env.tls {
                 None => c.args(["--listen", &format!("127.0.0.1:{port}")]),
                 // HTTPS on the port; the plain listener somewhere unused.
@@ -377,7 +382,9 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
                 // the figures are for the server as a site owner runs it.
                 c.arg("--listing");
                 if peer == Peer::TachyonSendfile {
-                    c.arg("--sendfile");
+                    // Large files from disk by sendfile: what tachyon did
+                    // before its sealed in-memory copies.
+                    c.args(["--sendfile", "--max-file-in-memory", "4MiB"]);
                 }
                 if peer == Peer::TachyonLogged {
                     c.arg("--access-log")

@@ -241,7 +241,7 @@ impl Outbox {
                             Err(Errno::INTR) => continue,
                             Err(e) => return Err(io::Error::from(e).into()),
                         }
-                    } else if *end - *offset == 1 {
+                    } else if *end - *offset == 1 && !disk.is_sealed() {
                         // The last byte: read it, check the file, then send
                         // it from memory. A write that changed any byte sent
                         // so far changed the file's ctime first.
@@ -252,7 +252,12 @@ impl Outbox {
                         self.parts[self.cursor] = Part::Memory(Bytes::copy_from_slice(&[byte]));
                         continue;
                     }
-                    let want = (*end - *offset - 1).min(SENDFILE_CHUNK).min(budget - sent);
+                    // All but the last byte of a file that could change
+                    // (see above); a sealed copy cannot, so all of it.
+                    let hold_back = u64::from(!disk.is_sealed());
+                    let want = (*end - *offset - hold_back)
+                        .min(SENDFILE_CHUNK)
+                        .min(budget - sent);
                     let before = *offset;
                     match rustix::fs::sendfile(wire.fd(), disk.file(), Some(offset), want as usize)
                     {
@@ -262,6 +267,9 @@ impl Outbox {
                             sent += *offset - before;
                             if !disk.unchanged() {
                                 return Err(SendError::FileChanged);
+                            }
+                            if offset == end {
+                                self.cursor += 1;
                             }
                             continue;
                         }

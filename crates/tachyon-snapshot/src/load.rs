@@ -24,7 +24,7 @@ use tachyon_http::response::{Field, Name};
 use tachyon_http::Status;
 
 use crate::compress::{self, Compression, EncodeCache};
-use crate::disk::{self, DiskBody, OpenError};
+use crate::disk::{self, DiskBody, OpenError, Stamp};
 use crate::entry::{Body, Encoded, Entry, Representation};
 use crate::listing::{self, Child};
 use crate::mime;
@@ -73,7 +73,10 @@ impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             max_memory: 512 * 1024 * 1024,
-            max_file_in_memory: 4 * 1024 * 1024,
+            // Large bodies in memory are sealed copies sent with sendfile
+            // (`seal_large`), as cheap to send as a disk file and immune to
+            // in-place writes; only the budget keeps them out.
+            max_file_in_memory: 64 * 1024 * 1024,
             index_files: vec!["index.html".into(), "index.htm".into()],
             serve_dotfiles: false,
             follow_outside_symlinks: false,
@@ -117,6 +120,7 @@ impl LoadStats {
         self.files += 1;
         match &file.body {
             Body::Memory(b) => self.bytes_in_memory += b.len() as u64,
+            Body::Disk(d) if d.is_sealed() => self.bytes_in_memory += file.len,
             Body::Disk(_) => {
                 self.files_on_disk += 1;
                 self.bytes_on_disk += file.len;
@@ -737,7 +741,32 @@ fn represent_file(
             }
         }
     }
-    assemble(identity.clone(), encoded, deferred, &meta)
+    assemble(seal_large(identity.clone()), encoded, deferred, &meta)
+}
+
+/// Heap bodies from this size on move into a sealed memfd, so they go out
+/// with sendfile (see [`DiskBody::sealed`]); below it one `writev` with the
+/// head costs less than a head and a sendfile.
+const SEAL_FROM: u64 = 256 * 1024;
+
+/// The identity body, sealed when it is large (variants stay on the heap:
+/// they are smaller, and a range of one is rare).
+fn seal_large(raw: Raw) -> Raw {
+    let Body::Memory(data) = &raw.body else {
+        return raw;
+    };
+    if raw.len < SEAL_FROM {
+        return raw;
+    }
+    match DiskBody::sealed(data, Stamp::sealed(raw.len, raw.modified), Arc::default()) {
+        Ok(body) => Raw {
+            body: Body::Disk(Arc::new(body)),
+            ..raw
+        },
+        // No memfd (out of descriptors, or a kernel without it): the heap
+        // body serves the same bytes.
+        Err(_) => raw,
+    }
 }
 
 /// `/dir/` serves the first index file (or a listing); `/dir` redirects to `/dir/`.

@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long, value_name = "SIZE")]
     pub max_memory: Option<String>,
 
-    /// Files larger than this are served from disk [default: 4MiB]
+    /// Files larger than this are served from disk [default: 64MiB]
     #[arg(long, value_name = "SIZE")]
     pub max_file_in_memory: Option<String>,
 

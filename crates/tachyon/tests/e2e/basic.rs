@@ -1,6 +1,6 @@
 //! Serving files, directories, methods, keep-alive and pipelining.
 
-use crate::support::{Server, TestSite};
+use crate::support::{run, Server, TestSite};
 
 fn site() -> TestSite {
     let site = TestSite::new();
@@ -182,4 +182,67 @@ fn ipv6_loopback_listens() {
     let server = Server::start_with(&site.root, "[::1]:0", &[]);
     assert!(server.url.starts_with("http://[::1]:"));
     assert_eq!(server.connect().get("/style.css", "").status, 200);
+}
+
+/// Bodies of 256 KiB and more are held as sealed in-memory copies (memfd)
+/// and go out with sendfile: whole, in ranges and over TLS, byte for byte.
+/// A rewrite of the file on disk in place cannot reach a client: the copy
+/// is sealed, so the bytes the ETag names are served until a reload.
+#[test]
+fn large_bodies_are_sealed_copies_served_byte_for_byte() {
+    let site = TestSite::new();
+    let body: Vec<u8> = (0..1_048_576u32).map(|i| (i * 7 % 251) as u8).collect();
+    site.file("big.bin", &body);
+    let server = Server::start(
+        &site.root,
+        &["--no-watch", "--https", "127.0.0.1:0", "--tls-self-signed"],
+    );
+    let https = server
+        .wait_for_line("https://", std::time::Duration::from_secs(5))
+        .and_then(|l| {
+            Some(
+                l.split("https://")
+                    .nth(1)?
+                    .trim_end_matches('/')
+                    .to_string(),
+            )
+        })
+        .expect("the https address");
+    let sealed = std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
+        .unwrap()
+        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter(|target| target.to_string_lossy().starts_with("/memfd:tachyon-body"))
+        .count();
+    assert_eq!(sealed, 1, "big.bin is not held in a sealed memfd");
+    let mut c = server.connect();
+    let whole = c.get("/big.bin", "");
+    assert_eq!(whole.status, 200);
+    assert!(whole.body == body, "the body differs");
+    let etag = whole.header("etag").unwrap().to_string();
+    let part = c.get("/big.bin", "Range: bytes=1000-200999\r\n");
+    assert_eq!(part.status, 206);
+    assert!(part.body == body[1000..201_000], "the range differs");
+
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(site.path("big.bin"))
+        .unwrap();
+    std::io::Write::write_all(&mut file, &vec![0xFF; body.len()]).unwrap();
+    drop(file);
+    let after = c.get("/big.bin", "");
+    assert_eq!(after.header("etag"), Some(etag.as_str()));
+    assert!(after.body == body, "a rewrite on disk reached the client");
+
+    let out = site.path("over-tls.bin");
+    let (ok, _, err) = run(
+        "curl",
+        &[
+            "-sSk",
+            "-o",
+            out.to_str().unwrap(),
+            &format!("https://{https}/big.bin"),
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(std::fs::read(out).unwrap() == body, "the TLS body differs");
 }
