@@ -69,6 +69,17 @@ for i in 1 2 3; do
     ln -s releases/v1 "$r/current"
 done
 
+# Both backends balance over the same replicas with the same health checks.
+replicas=$(cat <<EOF
+    balance roundrobin
+    option httpchk GET /readyz
+    http-check expect status 200
+    default-server inter 300ms fall 2 rise 2
+    server r1 127.0.0.1:18101 check port 18201
+    server r2 127.0.0.1:18102 check port 18202
+    server r3 127.0.0.1:18103 check port 18203
+EOF
+)
 cat >"$work/haproxy.cfg" <<EOF
 global
     maxconn 4096
@@ -93,21 +104,9 @@ backend replicas_raw
     # HAProxy's defaults: a refused connection is retried elsewhere, a
     # request whose server died mid-way is not.
     retry-on conn-failure
-    balance roundrobin
-    option httpchk GET /readyz
-    http-check expect status 200
-    default-server inter 300ms fall 2 rise 2
-    server r1 127.0.0.1:18101 check port 18201
-    server r2 127.0.0.1:18102 check port 18202
-    server r3 127.0.0.1:18103 check port 18203
+$replicas
 backend replicas
-    balance roundrobin
-    option httpchk GET /readyz
-    http-check expect status 200
-    default-server inter 300ms fall 2 rise 2
-    server r1 127.0.0.1:18101 check port 18201
-    server r2 127.0.0.1:18102 check port 18202
-    server r3 127.0.0.1:18103 check port 18203
+$replicas
 EOF
 for i in 1 2 3; do start_replica "$i"; done
 haproxy -f "$work/haproxy.cfg" -db >"$work/haproxy.log" 2>&1 &

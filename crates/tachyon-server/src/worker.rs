@@ -429,7 +429,7 @@ impl<'a> Worker<'a> {
                     // `now` counts whole seconds: +2 is at least one second.
                     self.quiet_close_from = cx.now.saturating_add(2);
                     cx.draining = true;
-                    self.begin_drain(cx);
+                    self.begin_drain();
                 }
             }
             Token::Handoff => self.admit_handed(cx)?,
@@ -526,7 +526,7 @@ impl<'a> Worker<'a> {
     /// level-triggered listener left behind would wake this loop for every
     /// connection that holder has yet to accept. Closing them takes them out
     /// of the reuseport group when we were the only holder.
-    fn begin_drain(&mut self, _cx: &mut Ctx<'_>) {
+    fn begin_drain(&mut self) {
         for (listener, _) in &self.listeners {
             let _ = epoll::delete(&self.epoll, listener);
         }

@@ -68,15 +68,13 @@ impl CacheDir {
         let mut file = fs::File::open(&path).ok()?;
         let mut data = Vec::new();
         file.read_to_end(&mut data).ok()?;
-        let parsed = parse(&data);
-        if parsed.is_none() {
+        let Some(encoded) = parse(&data) else {
             let _ = fs::remove_file(&path);
             return None;
-        }
+        };
         // Recently used entries survive eviction (oldest modified go first).
         let _ = file.set_modified(SystemTime::now());
-        let (flag, start) = parsed?;
-        Some(flag.then(|| Bytes::from(data).slice(start..)))
+        Some(encoded.then(|| Bytes::from(data).slice(HEADER..)))
     }
 
     /// Stores a result; failures (a full disk, a read-only folder) only
@@ -157,9 +155,9 @@ impl CacheDir {
     }
 }
 
-/// The flag and where the payload starts, when the header and checksum
-/// hold.
-fn parse(data: &[u8]) -> Option<(bool, usize)> {
+/// The flag (encoded, or not worth encoding) when the header and checksum
+/// hold; the payload follows the header.
+fn parse(data: &[u8]) -> Option<bool> {
     if data.len() < HEADER || &data[..4] != MAGIC {
         return None;
     }
@@ -173,7 +171,7 @@ fn parse(data: &[u8]) -> Option<(bool, usize)> {
     if sum != xxhash_rust::xxh3::xxh3_128(payload) || (!flag && !payload.is_empty()) {
         return None;
     }
-    Some((flag, HEADER))
+    Some(flag)
 }
 
 #[cfg(test)]

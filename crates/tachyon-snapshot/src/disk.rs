@@ -55,7 +55,7 @@ impl Stamp {
     }
 
     /// The stamp of a body that has no file behind it (a sealed copy).
-    pub(crate) fn sealed(size: u64, modified: u64) -> Stamp {
+    fn sealed(size: u64, modified: u64) -> Stamp {
         Stamp {
             dev: 0,
             ino: 0,
@@ -198,11 +198,7 @@ impl DiskBody {
     /// bodies that saves the copy from user space into the socket, the
     /// reason disk bodies were cheaper than memory ones above a few hundred
     /// KiB (`tachyon-bench run --suite large`).
-    pub(crate) fn sealed(
-        data: &[u8],
-        stamp: Stamp,
-        changed: Arc<AtomicBool>,
-    ) -> io::Result<DiskBody> {
+    pub(crate) fn sealed(data: &[u8], modified: u64) -> io::Result<DiskBody> {
         use rustix::fs::{MemfdFlags, SealFlags};
         let fd = rustix::fs::memfd_create(
             "tachyon-body",
@@ -218,8 +214,9 @@ impl DiskBody {
         )?;
         Ok(DiskBody {
             file: File::from(fd),
-            stamp,
-            changed,
+            stamp: Stamp::sealed(data.len() as u64, modified),
+            // Never set: a sealed copy cannot change.
+            changed: Arc::default(),
             zero_copy: true,
             sealed: true,
         })

@@ -24,7 +24,7 @@ use tachyon_http::response::{Field, Name};
 use tachyon_http::Status;
 
 use crate::compress::{self, Compression, EncodeCache};
-use crate::disk::{self, DiskBody, OpenError, Stamp};
+use crate::disk::{self, DiskBody, OpenError};
 use crate::entry::{Body, Encoded, Entry, Representation};
 use crate::listing::{self, Child};
 use crate::mime;
@@ -758,7 +758,7 @@ fn seal_large(raw: Raw) -> Raw {
     if raw.len < SEAL_FROM {
         return raw;
     }
-    match DiskBody::sealed(data, Stamp::sealed(raw.len, raw.modified), Arc::default()) {
+    match DiskBody::sealed(data, raw.modified) {
         Ok(body) => Raw {
             body: Body::Disk(Arc::new(body)),
             ..raw

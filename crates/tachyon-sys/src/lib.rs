@@ -5,7 +5,7 @@
 //! them; the argument for each block is beside it.
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Caps the bytes a TCP socket keeps queued but not yet sent (Linux 3.12+,
@@ -38,8 +38,8 @@ pub fn set_tcp_notsent_lowat(fd: BorrowedFd<'_>, bytes: u32) -> io::Result<()> {
 /// in the environment.
 ///
 /// Each number is checked to be an open descriptor of a socket that is
-/// listening before it is owned, its close-on-exec flag is set again, and a
-/// number listed twice is refused. Callable once per process (a second call
+/// listening before it is owned, and a number listed twice is refused (the
+/// caller sets close-on-exec again, with rustix). Callable once per process (a second call
 /// fails), before this process creates any listening socket of its own, so
 /// every descriptor it takes was opened by the previous program and is
 /// owned by nothing here yet: the same contract as systemd's
@@ -90,20 +90,7 @@ pub fn adopt_inherited_listeners(raw: &[RawFd]) -> io::Result<Vec<OwnedFd>> {
             // runs once per process (ADOPTED), and its contract is that the
             // process has created no listening socket before, so no other
             // owner of a listening descriptor can exist yet.
-            let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-            let _ = set_cloexec(owned.as_fd());
-            owned
+            unsafe { OwnedFd::from_raw_fd(fd) }
         })
         .collect())
-}
-
-fn set_cloexec(fd: BorrowedFd<'_>) -> io::Result<()> {
-    // SAFETY: fcntl(F_SETFD) on a descriptor that is open for the whole call
-    // (BorrowedFd) takes and returns plain integers; no memory is involved.
-    let rc = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) };
-    if rc == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
 }

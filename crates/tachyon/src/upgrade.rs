@@ -202,6 +202,10 @@ pub fn inherited() -> anyhow::Result<Option<Inherited>> {
     }
     let fds = tachyon_sys::adopt_inherited_listeners(&numbers)
         .context("taking the sockets the previous process handed over")?;
+    // Inheritable only for the exec that brought them here.
+    for fd in &fds {
+        fcntl_setfd(fd, FdFlags::CLOEXEC).context("setting close-on-exec on a handed socket")?;
+    }
     let mut handed = Inherited {
         sockets: Vec::new(),
         admin: None,
