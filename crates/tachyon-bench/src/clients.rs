@@ -83,13 +83,18 @@ impl Load {
                 threads,
                 streams,
                 duration_s,
-            } => a.extend([
-                s("--h1"),
-                format!("-c{conns}"),
-                format!("-t{threads}"),
-                format!("-m{streams}"),
-                format!("-D{duration_s}"),
-            ]),
+                h2,
+            } => {
+                if !h2 {
+                    a.push(s("--h1"));
+                }
+                a.extend([
+                    format!("-c{conns}"),
+                    format!("-t{threads}"),
+                    format!("-m{streams}"),
+                    format!("-D{duration_s}"),
+                ]);
+            }
             Load::Oha {
                 conns, duration_s, ..
             } => a.extend([

@@ -2,7 +2,9 @@
 //! keep-alive connections held open, and its resident memory with and
 //! without them (Boa's footprint claim, seed 002). In a TLS run the
 //! connections are TLS sessions (rustls, certificate not checked: the run
-//! made it), so the figure is memory per idle TLS connection.
+//! made it), so the figure is memory per idle TLS connection; in an h2
+//! run they negotiate `h2` by ALPN and each holds one finished stream, so
+//! the figure is memory per idle HTTP/2 connection.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -19,7 +21,7 @@ use crate::results::Row;
 
 /// Measures `server`'s peer on its own fresh instance serving the small
 /// site, into `row`.
-pub fn measure(server: &Running, env: &Env, conns: u32, row: &mut Row) {
+pub fn measure(server: &Running, env: &Env, conns: u32, h2: bool, row: &mut Row) {
     // Its own scratch folder: this instance runs beside the main one,
     // and Apache refuses to start over a live pid file.
     let run_dir = env.run_dir.join("small");
@@ -35,7 +37,7 @@ pub fn measure(server: &Running, env: &Env, conns: u32, row: &mut Row) {
         return;
     }
     match Running::start(server.peer, &small) {
-        Ok(fresh) => hold(&fresh, conns, row),
+        Ok(fresh) => hold(&fresh, conns, h2, row),
         Err(e) => {
             row.ok = false;
             row.problems
@@ -46,14 +48,18 @@ pub fn measure(server: &Running, env: &Env, conns: u32, row: &mut Row) {
 
 /// Opens `conns` keep-alive connections, one request each, holds them, and
 /// reads the server's resident memory with and without them.
-fn hold(server: &Running, conns: u32, row: &mut Row) {
-    let kind = if server.tls { "TLS" } else { "keep-alive" };
+fn hold(server: &Running, conns: u32, h2: bool, row: &mut Row) {
+    let kind = match (server.tls, h2) {
+        (true, true) => "HTTP/2 over TLS",
+        (true, false) => "TLS",
+        (false, _) => "keep-alive",
+    };
     row.client_command =
         format!("(built in) {conns} {kind} connections, one GET / each, held open");
     let rest = proc::rss_bytes(server.pid());
     let mut held: Vec<Box<dyn Send>> = Vec::with_capacity(conns as usize);
     let mut failures = 0u64;
-    let tls = server.tls.then(client_config);
+    let tls = server.tls.then(|| client_config(h2));
     for _ in 0..conns {
         let attempt = (|| -> std::io::Result<Box<dyn Send>> {
             let stream = TcpStream::connect_timeout(&server.addr(), Duration::from_secs(2))?;
@@ -64,7 +70,12 @@ fn hold(server: &Running, conns: u32, row: &mut Row) {
                     let name = ServerName::try_from("127.0.0.1").map_err(std::io::Error::other)?;
                     let session = ClientConnection::new(Arc::clone(config), name)
                         .map_err(std::io::Error::other)?;
-                    Box::new(one_request(StreamOwned::new(session, stream))?)
+                    let stream = StreamOwned::new(session, stream);
+                    if h2 {
+                        Box::new(one_h2_request(stream)?)
+                    } else {
+                        Box::new(one_request(stream)?)
+                    }
                 }
             })
         })();
@@ -101,16 +112,59 @@ fn one_request<S: Read + Write>(mut stream: S) -> std::io::Result<S> {
     Ok(stream)
 }
 
+/// Sends the HTTP/2 preface, an empty SETTINGS and one GET on stream 1,
+/// acknowledges the server's SETTINGS, and reads frames until the response
+/// HEADERS on stream 1 arrive.
+fn one_h2_request<S: Read + Write>(mut stream: S) -> std::io::Result<S> {
+    // The header block, by hand (RFC 7541): :method GET (static 2),
+    // :scheme https (7), :path /index.html (5), then :authority (name 1)
+    // as a literal with incremental indexing, no Huffman.
+    let mut block = vec![0x82, 0x87, 0x85, 0x41, 9];
+    block.extend_from_slice(b"127.0.0.1");
+    let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    out.extend_from_slice(&frame_head(0, 4, 0, 0));
+    out.extend_from_slice(&frame_head(block.len(), 1, 0x4 | 0x1, 1));
+    out.extend_from_slice(&block);
+    stream.write_all(&out)?;
+    loop {
+        let mut head = [0u8; 9];
+        stream.read_exact(&mut head)?;
+        let len = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+        let (kind, flags) = (head[3], head[4]);
+        let id = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff;
+        let mut payload = vec![0u8; len];
+        stream.read_exact(&mut payload)?;
+        match kind {
+            4 if flags & 1 == 0 => stream.write_all(&frame_head(0, 4, 1, 0))?,
+            1 if id == 1 => return Ok(stream),
+            3 if id == 1 => return Err(std::io::Error::other("stream 1 reset")),
+            7 => return Err(std::io::Error::other("GOAWAY")),
+            _ => {}
+        }
+    }
+}
+
+/// A frame header: length, type, flags, stream id (RFC 9113 §4.1).
+fn frame_head(len: usize, kind: u8, flags: u8, id: u32) -> [u8; 9] {
+    let [_, a, b, c] = (len as u32).to_be_bytes();
+    let [d, e, f, g] = id.to_be_bytes();
+    [a, b, c, kind, flags, d, e, f, g]
+}
+
 /// A TLS client that takes the run's self-signed certificate (signatures
-/// are still checked; only the chain of trust is skipped).
-fn client_config() -> Arc<ClientConfig> {
+/// are still checked; only the chain of trust is skipped), offering `h2`
+/// alone by ALPN when `h2`.
+fn client_config(h2: bool) -> Arc<ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = ClientConfig::builder_with_provider(Arc::clone(&provider))
+    let mut config = ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
         .expect("ring supports the default versions")
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(RunCertificate(provider)))
         .with_no_client_auth();
+    if h2 {
+        config.alpn_protocols = vec![b"h2".to_vec()];
+    }
     Arc::new(config)
 }
 

@@ -183,12 +183,15 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
 /// Whether this run serves HTTPS: when its cells are the `tls` suite's,
 /// which cannot share a run with plain cells, nor run servers without TLS.
 fn tls_run(cells: &[Cell], servers: &[Peer]) -> anyhow::Result<bool> {
-    let tls = cells.iter().filter(|c| c.suite == Suite::Tls).count();
+    let tls = cells
+        .iter()
+        .filter(|c| matches!(c.suite, Suite::Tls | Suite::H2))
+        .count();
     if tls == 0 {
         return Ok(false);
     }
     if tls != cells.len() {
-        bail!("the tls suite runs alone: its servers speak only HTTPS");
+        bail!("the tls and h2 suites run alone: their servers speak only HTTPS");
     }
     let plain_only: Vec<&str> = servers
         .iter()
@@ -514,7 +517,8 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     }
     let load = match &cell.workload {
         Workload::Footprint { conns } => {
-            crate::footprint::measure(server, env, *conns, &mut row);
+            let h2 = cell.suite == Suite::H2;
+            crate::footprint::measure(server, env, *conns, h2, &mut row);
             return row;
         }
         Workload::Client(load) => load,

@@ -11,12 +11,14 @@ use anyhow::{bail, Context};
 use crate::peers::{which, Peer};
 
 /// Debian packages and the program each provides.
-const PACKAGES: [(&str, &str); 9] = [
+const PACKAGES: [(&str, &str); 10] = [
     ("wrk", "wrk"),
     ("apache2-utils", "ab"),
     ("nghttp2-client", "h2load"),
     ("nginx", "nginx"),
     ("lighttpd", "lighttpd"),
+    // lighttpd's TLS module is its own package (the `tls` suite needs it).
+    ("lighttpd-mod-openssl", "/usr/lib/lighttpd/mod_openssl.so"),
     ("h2o", "h2o"),
     ("caddy", "caddy"),
     ("apache2", "apache2"),

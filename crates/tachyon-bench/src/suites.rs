@@ -43,12 +43,14 @@ pub enum Load {
         conns: u32,
         keepalive: bool,
     },
-    /// h2load over HTTP/1.1; `streams` is the pipelining depth.
+    /// h2load; over HTTP/1.1 `streams` is the pipelining depth, over
+    /// HTTP/2 (`h2`) the concurrent streams per connection.
     H2load {
         conns: u32,
         threads: u32,
         streams: u32,
         duration_s: u32,
+        h2: bool,
     },
     /// oha at a fixed rate, the same for every server, correcting
     /// coordinated omission.
@@ -185,6 +187,8 @@ pub enum Suite {
     Footprint,
     /// HTTPS: every server serves TLS only (issue 15).
     Tls,
+    /// HTTP/2 over TLS (ALPN h2), h2load (issue 16); runs alone like `tls`.
+    H2,
     /// The access log's cost: 1 KiB at c=32 and c=256 (issue 17), run
     /// with `tachyon,tachyon-logged,nginx,nginx-logged`.
     Logging,
@@ -193,7 +197,7 @@ pub enum Suite {
 }
 
 impl Suite {
-    pub const ALL: [Suite; 17] = [
+    pub const ALL: [Suite; 18] = [
         Suite::SpareCores,
         Suite::LinuxConfig,
         Suite::Boa,
@@ -208,6 +212,7 @@ impl Suite {
         Suite::C10k,
         Suite::Footprint,
         Suite::Tls,
+        Suite::H2,
         Suite::Logging,
         Suite::Quick,
         Suite::Smoke,
@@ -229,6 +234,7 @@ impl Suite {
             Suite::C10k => "c10k",
             Suite::Footprint => "footprint",
             Suite::Tls => "tls",
+            Suite::H2 => "h2",
             Suite::Logging => "logging",
             Suite::Quick => "quick",
             Suite::Smoke => "smoke",
@@ -245,7 +251,12 @@ impl Suite {
         // `tls` runs alone: its servers speak only HTTPS.
         !matches!(
             self,
-            Suite::Quick | Suite::Smoke | Suite::Footprint | Suite::Tls | Suite::Logging
+            Suite::Quick
+                | Suite::Smoke
+                | Suite::Footprint
+                | Suite::Tls
+                | Suite::H2
+                | Suite::Logging
         )
     }
 
@@ -266,6 +277,7 @@ impl Suite {
             Suite::C10k => c10k,
             Suite::Footprint => footprint,
             Suite::Tls => tls,
+            Suite::H2 => h2,
             Suite::Logging => logging,
             Suite::Quick => quick,
             Suite::Smoke => smoke,
@@ -546,6 +558,7 @@ fn pipeline(plan: &Plan) -> Vec<Cell> {
         threads: 1,
         streams: 16,
         duration_s: plan.secs(10),
+        h2: false,
     };
     vec![
         cell(
@@ -665,6 +678,44 @@ fn tls(plan: &Plan) -> Vec<Cell> {
             Workload::Footprint { conns: 2000 },
         ),
     ]
+}
+
+/// Issue 16: HTTP/2 over TLS with h2load, 1 KiB and 64 KiB, 1/32/256
+/// connections of 1/10/100 concurrent streams each (-c1 -m1 is left out:
+/// one request at a time measures the round trip, not the server), and the
+/// memory of idle HTTP/2 connections.
+fn h2(plan: &Plan) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for (file, path) in [("1k", "/1k"), ("64k", "/64k")] {
+        for conns in [1u32, 32, 256] {
+            for streams in [1u32, 10, 100] {
+                if conns == 1 && streams == 1 {
+                    continue;
+                }
+                out.push(cell(
+                    Suite::H2,
+                    "i16",
+                    format!("{file} c{conns} m{streams}"),
+                    path,
+                    Load::H2load {
+                        conns,
+                        threads: 1,
+                        streams,
+                        duration_s: plan.secs(10),
+                        h2: true,
+                    },
+                ));
+            }
+        }
+    }
+    out.push(cell(
+        Suite::H2,
+        "i16",
+        "2000 idle".into(),
+        "/index.html",
+        Workload::Footprint { conns: 2000 },
+    ));
+    out
 }
 
 /// Issue 4: a 100 KB script to clients that accept compression. What a

@@ -1,10 +1,11 @@
-//! The HTTP/1.1 vocabulary of tachyon, without I/O: bytes in, decisions out.
+//! The HTTP vocabulary of tachyon, without I/O: bytes in, decisions out.
 //!
 //! This crate owns request-head parsing ([`request`]), turning a request target
 //! into a path that cannot leave the site ([`target`]), precondition and range
 //! evaluation ([`conditional`], [`range`]), content-coding negotiation ([`encoding`]),
 //! the response model every protocol shares ([`response`]), its HTTP/1.1
-//! encoding ([`h1`]) and the cached `Date` value ([`date`]).
+//! encoding ([`h1`]), HTTP/2 framing, header compression and connection state
+//! ([`h2`]) and the cached `Date` value ([`date`]).
 //! It knows nothing of sockets, files or threads. Every protocol error is a
 //! [`ParseError`], and [`ParseError::status`] is the one place that chooses the
 //! status code a malformed request gets.
@@ -14,6 +15,7 @@ pub mod date;
 pub mod encoding;
 pub mod error;
 pub mod h1;
+pub mod h2;
 pub mod multipart;
 pub mod range;
 pub mod request;

@@ -51,6 +51,8 @@ pub enum Method {
 pub enum Version {
     Http10,
     Http11,
+    /// HTTP/2 ([`crate::h2`]): no HTTP/1.1 framing applies.
+    Http2,
 }
 
 /// How the request's body is framed (RFC 9112 §6.3).

@@ -364,6 +364,7 @@ fn version_text(version: Version) -> &'static str {
     match version {
         Version::Http10 => "HTTP/1.0",
         Version::Http11 => "HTTP/1.1",
+        Version::Http2 => "HTTP/2.0",
     }
 }
 

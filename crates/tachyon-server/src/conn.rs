@@ -30,10 +30,12 @@ use tachyon_http::h1::error as write_h1_error;
 use tachyon_http::request::{self, BodyFraming, Parsed};
 use tachyon_http::response::Field;
 use tachyon_http::response::{Exchange, Persistence};
+use tachyon_http::h2::PREFACE;
 use tachyon_http::{Method, ParseError, Status, Version};
 
 use crate::access::Client;
 use crate::h1::{respond, Outcome, Source};
+use crate::h2::{Progress, H2};
 use crate::limits::Limits;
 use crate::live::Generation;
 use crate::outbox::{Flush, Flushed, Outbox};
@@ -104,6 +106,9 @@ pub struct Conn {
     pub resuming: bool,
     /// HTTPS: the TLS session in front of the socket.
     session: Option<Box<Session>>,
+    /// HTTP/2 (ALPN h2, or the preface on a plain listener): the
+    /// connection's frames are this state machine's, not HTTP/1.1's.
+    h2: Option<Box<H2>>,
     /// The client's address, kept only when the access log needs it; boxed
     /// so that without a log it costs a connection 8 bytes, not 32
     /// (`--suite footprint`, bytes per idle connection: 99 before the log
@@ -124,6 +129,9 @@ struct Batch {
     /// The close leaves client bytes unread (an error, a body not read,
     /// pipelined requests after `Connection: close`).
     linger: bool,
+    /// The HTTP/2 preface starts at `consumed` (prior knowledge, RFC 9113
+    /// §3.3): the rest of the input is HTTP/2.
+    upgrade: bool,
 }
 
 /// What the worker should do with the connection afterwards.
@@ -250,6 +258,7 @@ impl Conn {
             lingered: 0,
             resuming: false,
             session,
+            h2: None,
             peer: peer.map(Box::new),
         }
     }
@@ -285,9 +294,18 @@ impl Conn {
                         self.linger = true;
                         return self.finish(cx);
                     }
-                    self.become_idle(cx);
+                    if self.h2.is_some() {
+                        // More DATA may be waiting on this connection's
+                        // windows, and frames held back while blocked.
+                        let input = std::mem::take(&mut self.input);
+                        if let Some(next) = self.serve_h2(&input, cx) {
+                            return next;
+                        }
+                    } else {
+                        self.become_idle(cx);
+                    }
                     // Requests held back while output was blocked.
-                    if !self.input.is_empty() {
+                    if self.h2.is_none() && !self.input.is_empty() {
                         let input = std::mem::take(&mut self.input);
                         if let Some(next) = self.serve_input(&input, cx) {
                             return next;
@@ -302,6 +320,13 @@ impl Conn {
                 Ok(()) => {}
                 Err(Errno::AGAIN) => return Next::Keep,
                 Err(_) => return Next::Close(Closed::Client),
+            }
+        }
+        if self.h2.as_ref().is_some_and(|h2| h2.is_stalled()) && self.pending.is_none() {
+            // Resumed after the turn's budget: write the next DATA frames.
+            let input = std::mem::take(&mut self.input);
+            if let Some(next) = self.serve_h2(&input, cx) {
+                return next;
             }
         }
         loop {
@@ -355,6 +380,15 @@ impl Conn {
     /// Answers every complete request in `data`, flushes, and keeps what
     /// remains. `Some` when the caller should stop driving.
     fn serve_input(&mut self, data: &[u8], cx: &mut Turn<'_, '_>) -> Option<Next> {
+        if self.h2.is_some() {
+            return self.serve_h2(data, cx);
+        }
+        if let (Some(session), Some(limits)) = (&self.session, cx.limits.h2) {
+            if session.is_h2() {
+                self.h2 = Some(H2::new(limits));
+                return self.serve_h2(data, cx);
+            }
+        }
         let mut pos = 0;
         let mut answered = false;
         let started = cx.observer.start();
@@ -362,6 +396,12 @@ impl Conn {
             let batch = self.write_responses(&data[pos..], cx, started);
             pos += batch.consumed;
             answered |= batch.answered;
+            if batch.upgrade {
+                if let Some(limits) = cx.limits.h2 {
+                    self.h2 = Some(H2::new(limits));
+                    return self.serve_h2(&data[pos..], cx);
+                }
+            }
             if batch.close {
                 self.phase = Phase::Closing;
                 // A full read buffer means more input may be waiting.
@@ -417,6 +457,87 @@ impl Conn {
         None
     }
 
+    /// HTTP/2: reads the frames in `data`, answers their requests, and
+    /// sends as much as the windows and the socket allow. `Some` when the
+    /// caller should stop driving; otherwise the connection waits for input
+    /// (idle, or mid-frame under the header timeout) or for a window
+    /// (under the send timeout).
+    fn serve_h2(&mut self, data: &[u8], cx: &mut Turn<'_, '_>) -> Option<Next> {
+        let tls = self.session.is_some();
+        let h2 = self.h2.as_mut()?;
+        let (used, progress) = {
+            let client = client(self.peer.as_deref().copied(), &self.session);
+            h2.receive(data, cx, tls, &client)
+        };
+        let rest = &data[used..];
+        let mut sent = 0u64;
+        loop {
+            let more = h2.produce(cx.out, MAX_QUEUED_OUTPUT);
+            if cx.out.is_empty() {
+                break;
+            }
+            match cx.flush_out(&mut wire(&self.fd, &mut self.session)) {
+                Err(_) => return Some(Next::Close(Closed::Client)),
+                Ok(Flush {
+                    state: Flushed::All,
+                    sent: n,
+                }) => {
+                    sent += n;
+                    if !more {
+                        break;
+                    }
+                    if sent >= TURN_BUDGET {
+                        // Fair to the worker's other connections: come
+                        // back for the next frames.
+                        self.input = rest.to_vec();
+                        self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
+                        self.phase = Phase::Sending;
+                        return Some(Next::Resume);
+                    }
+                }
+                Ok(Flush { state, .. }) => {
+                    if !self.queue_unsent(cx) {
+                        return Some(Next::Close(Closed::Backlog));
+                    }
+                    self.input = rest.to_vec();
+                    self.phase = Phase::Sending;
+                    self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
+                    return Some(match state {
+                        Flushed::Paused => Next::Resume,
+                        _ => Next::Keep,
+                    });
+                }
+            }
+        }
+        let h2 = self.h2.as_ref()?;
+        if matches!(progress, Progress::Failed(_)) || h2.is_done() {
+            // The GOAWAY is sent; the client may still be writing.
+            self.linger = true;
+            return Some(self.finish(cx));
+        }
+        let stalled = h2.is_stalled();
+        if rest.is_empty() {
+            self.input = Vec::new();
+            if stalled {
+                if sent > 0 || self.phase != Phase::Sending {
+                    self.phase = Phase::Sending;
+                    self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
+                }
+            } else {
+                self.become_idle(cx);
+            }
+        } else {
+            // Mid-frame: the header timeout runs from the frame's first
+            // byte, and more bytes of it do not extend it (slowloris).
+            if used > 0 || self.phase != Phase::Head {
+                self.phase = Phase::Head;
+                self.deadline = cx.now.saturating_add(secs(cx.limits.header_timeout));
+            }
+            self.input = rest.to_vec();
+        }
+        None
+    }
+
     /// Parses and answers requests from the start of `data` into `cx.out`;
     /// `started` is when they arrived, when requests are timed.
     fn write_responses(
@@ -432,6 +553,7 @@ impl Conn {
             held_back: false,
             close: false,
             linger: false,
+            upgrade: false,
         };
         while batch.consumed < data.len() {
             let rest = &data[batch.consumed..];
@@ -448,6 +570,16 @@ impl Conn {
             let head = match request::parse(rest, cx.combined, &cx.limits.head) {
                 Ok(Parsed::Complete(head)) => head,
                 Ok(Parsed::Partial) => break,
+                // "PRI * HTTP/2.0" fails as a version: the check costs
+                // HTTP/1.1 requests nothing.
+                Err(ParseError::Version)
+                    if cx.limits.h2.is_some()
+                        && self.session.is_none()
+                        && rest.starts_with(&PREFACE[..16]) =>
+                {
+                    batch.upgrade = true;
+                    break;
+                }
                 Err(error) => {
                     let client = client(self.peer.as_deref().copied(), &self.session);
                     reject(cx, error, first_line(rest), &client);
@@ -479,7 +611,7 @@ impl Conn {
             let persistence = match (keep_alive, head.version) {
                 (false, _) => Persistence::Close,
                 (true, Version::Http10) => Persistence::KeepAliveEcho,
-                (true, Version::Http11) => Persistence::KeepAlive,
+                (true, Version::Http11 | Version::Http2) => Persistence::KeepAlive,
             };
             let source = match (&self.session, cx.https.redirect_port) {
                 (None, Some(port)) => Source::Https(port),
@@ -607,7 +739,7 @@ impl Conn {
             Phase::Head => Timeout::Header,
             Phase::Sending | Phase::Closing | Phase::Lingering => Timeout::Send,
         });
-        if self.phase == Phase::Head && self.pending.is_none() {
+        if self.phase == Phase::Head && self.pending.is_none() && self.h2.is_none() {
             // RFC 9110 §15.5.9: tell the client before closing, and linger
             // so that the 408 is not destroyed by a reset.
             write_error(cx, Status::RequestTimeout);

@@ -33,6 +33,7 @@ mod balance;
 mod clock;
 mod conn;
 mod h1;
+mod h2;
 mod limits;
 mod live;
 mod outbox;

@@ -28,6 +28,9 @@ pub struct Limits {
     /// at most about 64 KiB plus one response (`conn::MAX_QUEUED_OUTPUT`),
     /// so this caps what a crowd of non-reading clients can pin.
     pub max_queued_output: usize,
+    /// HTTP/2's own limits (streams, resets, header blocks, control
+    /// frames); `None` when HTTP/2 is off (`--no-h2`).
+    pub h2: Option<tachyon_http::h2::Limits>,
 }
 
 impl Default for Limits {
@@ -41,6 +44,7 @@ impl Default for Limits {
             max_discard_body: 64 * 1024,
             drain_timeout: Duration::from_secs(10),
             max_queued_output: 64 * 1024 * 1024,
+            h2: Some(tachyon_http::h2::Limits::default()),
         }
     }
 }

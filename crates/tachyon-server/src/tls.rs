@@ -188,13 +188,21 @@ impl Resumption {
     }
 
     /// The settings TLS connections of one generation start from.
-    pub fn config(&self, certificates: Certificates) -> Result<Arc<ServerConfig>, TlsError> {
+    /// `h2` offers HTTP/2 in ALPN, preferred over HTTP/1.1 (RFC 9113 §3.2).
+    pub fn config(
+        &self,
+        certificates: Certificates,
+        h2: bool,
+    ) -> Result<Arc<ServerConfig>, TlsError> {
         let mut config = ServerConfig::builder_with_provider(provider())
             .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
             .map_err(|e| TlsError::Setup(e.to_string()))?
             .with_no_client_auth()
             .with_cert_resolver(Arc::new(certificates));
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        config.alpn_protocols = match h2 {
+            true => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
+            false => vec![b"http/1.1".to_vec()],
+        };
         config.ticketer = Arc::clone(&self.ticketer);
         config.session_storage = Arc::clone(&self.sessions);
         // The client's cipher order is a better guide to what its hardware

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use tachyon_http::encoding::Coding;
 use tachyon_http::h1;
+use tachyon_http::h2::hpack;
 use tachyon_http::response::Field;
 use tachyon_http::Status;
 
@@ -63,6 +64,9 @@ pub struct Representation {
     pub fields: Box<[Field]>,
     /// The fields and the 200 head encoded once for HTTP/1.1.
     pub h1: h1::Prepared,
+    /// The same, as an HTTP/2 header block (static-table indices and
+    /// literals only, so it is valid on every connection).
+    pub h2: hpack::Prepared,
     /// The encoded representations, in the server's preference order. Empty
     /// for encoded representations themselves and for files not worth
     /// compressing; when not empty, every representation carries `Vary`.
@@ -89,6 +93,7 @@ impl Representation {
             coding: None,
             fields: Box::default(),
             h1: h1::Prepared::default(),
+            h2: hpack::Prepared::default(),
             encoded: Box::default(),
         }
     }

@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use tachyon_http::conditional::{format_date, seconds};
 use tachyon_http::encoding::Coding;
 use tachyon_http::h1;
+use tachyon_http::h2::hpack;
 use tachyon_http::response::{Field, Name};
 use tachyon_http::Status;
 
@@ -924,6 +925,7 @@ fn represent(
     }
     fields.extend(Field::new(Name::AcceptRanges, "bytes"));
     let h1 = h1::Prepared::new(&fields, &meta.content_type, coding, raw.len);
+    let h2 = hpack::Prepared::new(&fields, &meta.content_type, coding, raw.len);
 
     Representation {
         body: raw.body,
@@ -934,6 +936,7 @@ fn represent(
         coding,
         fields: fields.into_boxed_slice(),
         h1,
+        h2,
         encoded: encoded.into_boxed_slice(),
     }
 }

@@ -65,7 +65,9 @@ impl Tls {
                 certificates = certificates.with_names(&host.names, Arc::new(key));
             }
         }
-        Ok(self.resumption.config(certificates)?)
+        Ok(self
+            .resumption
+            .config(certificates, settings.limits.h2.is_some())?)
     }
 }
 

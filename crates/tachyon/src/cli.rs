@@ -86,6 +86,11 @@ pub struct Args {
     #[arg(long)]
     pub no_watch: bool,
 
+    /// Speak only HTTP/1.1: no HTTP/2 over TLS (ALPN h2) nor cleartext
+    /// HTTP/2 with prior knowledge on the plain listeners
+    #[arg(long)]
+    pub no_h2: bool,
+
     /// Time allowed to send a request head, e.g. 10s [default: 10s]
     #[arg(long, value_name = "DURATION")]
     pub header_timeout: Option<String>,

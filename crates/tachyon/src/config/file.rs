@@ -24,6 +24,8 @@ pub struct ConfigFile {
     pub serve_dotfiles: Option<bool>,
     pub follow_outside_symlinks: Option<bool>,
     pub sendfile: Option<bool>,
+    /// HTTP/2 (ALPN h2 and cleartext with prior knowledge); on by default.
+    pub http2: Option<bool>,
     pub listing: Option<bool>,
     pub clean_urls: Option<bool>,
     pub fallback: Option<String>,

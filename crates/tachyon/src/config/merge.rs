@@ -391,7 +391,8 @@ pub(super) fn virtual_hosts(
 }
 
 /// The `[limits]` table and the limit options.
-pub(super) fn limits(args: &Args, file: &FileLimits) -> anyhow::Result<Limits> {
+pub(super) fn limits(args: &Args, config: &ConfigFile) -> anyhow::Result<Limits> {
+    let file: &FileLimits = &config.limits;
     let defaults = Limits::default();
     let head = HeadLimits {
         max_head_bytes: size(
@@ -458,6 +459,10 @@ pub(super) fn limits(args: &Args, file: &FileLimits) -> anyhow::Result<Limits> {
             defaults.max_discard_body,
         )?,
         max_queued_output: defaults.max_queued_output,
+        h2: match args.no_h2 || config.http2 == Some(false) {
+            true => None,
+            false => defaults.h2,
+        },
     };
     if limits.max_connections == 0 {
         bail!("limits.max_connections: must be at least 1");

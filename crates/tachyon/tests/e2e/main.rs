@@ -12,6 +12,7 @@ mod encoding;
 mod errors;
 mod faults;
 mod features;
+mod h2;
 mod hosts;
 mod limits;
 mod observe;

@@ -8,7 +8,7 @@ use std::process::Command;
 use crate::support::{Server, TestSite};
 
 /// Debian's `chromium-headless-shell` (what CI installs), else `chromium`.
-fn chromium() -> PathBuf {
+pub(crate) fn chromium() -> PathBuf {
     for name in ["chromium-headless-shell", "chromium", "chromium-browser"] {
         for dir in ["/usr/bin", "/usr/local/bin"] {
             let path = Path::new(dir).join(name);

@@ -12,20 +12,20 @@ use std::time::{Duration, Instant};
 use crate::support::{run, run_tachyon, Server, TestSite};
 
 /// A certificate authority of the spec's own, and the files it issues.
-struct Pki {
+pub(crate) struct Pki {
     dir: TestSite,
     ca: rcgen::Certificate,
     ca_key: rcgen::KeyPair,
 }
 
 /// A certificate chain and key written as PEM files.
-struct Issued {
+pub(crate) struct Issued {
     cert: PathBuf,
     key: PathBuf,
 }
 
 impl Pki {
-    fn new() -> Pki {
+    pub(crate) fn new() -> Pki {
         let ca_key = rcgen::KeyPair::generate().unwrap();
         let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
         params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -38,13 +38,13 @@ impl Pki {
         Pki { dir, ca, ca_key }
     }
 
-    fn ca_file(&self) -> String {
+    pub(crate) fn ca_file(&self) -> String {
         self.dir.path("ca.pem").to_str().unwrap().to_string()
     }
 
     /// A certificate for `names`, its common name `cn`, saved as `cn.pem`
     /// and `cn.key`.
-    fn issue(&self, cn: &str, names: &[&str]) -> Issued {
+    pub(crate) fn issue(&self, cn: &str, names: &[&str]) -> Issued {
         let key = rcgen::KeyPair::generate().unwrap();
         let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
         let mut params = rcgen::CertificateParams::new(names).unwrap();
@@ -67,7 +67,7 @@ fn path(p: &std::path::Path) -> &str {
 
 /// Starts tachyon on `root` with HTTPS on an ephemeral port and `args`;
 /// returns the server and its HTTPS address.
-fn start_https(root: &std::path::Path, issued: &Issued, args: &[&str]) -> (Server, SocketAddr) {
+pub(crate) fn start_https(root: &std::path::Path, issued: &Issued, args: &[&str]) -> (Server, SocketAddr) {
     let mut all = vec![
         "--https",
         "127.0.0.1:0",
@@ -93,7 +93,7 @@ fn https_addr(server: &Server) -> SocketAddr {
 
 /// `curl` against `https://NAME:PORT/PATH` resolved to the server, trusting
 /// the test CA; returns (success, stdout, stderr).
-fn curl(
+pub(crate) fn curl(
     pki: &Pki,
     at: SocketAddr,
     name: &str,
@@ -160,7 +160,7 @@ fn https_serves_the_site_over_http_1_1_with_hsts_only_on_tls() {
         https,
         "localhost",
         "/a.txt",
-        &["-D", "-", "-w", "\nversion=%{http_version}"],
+        &["--http1.1", "-D", "-", "-w", "\nversion=%{http_version}"],
     );
     assert!(ok, "{err}");
     assert!(out.starts_with("HTTP/1.1 200"), "{out}");
@@ -295,13 +295,21 @@ fn redirect_https_sends_plain_requests_to_the_same_url_on_https() {
 /// ALPN (RFC 7301): http/1.1 is chosen when offered; a client that offers
 /// only protocols tachyon does not speak is refused with the
 /// no_application_protocol alert (§3.2) rather than answered in HTTP/1.1.
+/// HTTP/2 is preferred when offered, and with `--no-h2` it is one of those
+/// protocols.
 #[test]
-fn alpn_chooses_http_1_1_and_refuses_a_client_offering_only_h2() {
+fn alpn_prefers_h2_and_refuses_what_tachyon_does_not_speak() {
     let site = TestSite::new();
     site.file("a.txt", "a");
     let pki = Pki::new();
     let issued = pki.issue("localhost", &["localhost"]);
     let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let (_, out, err) = s_client(https, "localhost", &["-alpn", "http/1.1,h2"], b"");
+    assert!(out.contains("ALPN protocol: h2"), "{out}{err}");
+    let (_, out, err) = s_client(https, "localhost", &["-alpn", "spdy/3"], b"");
+    assert!(!out.contains("ALPN protocol:"), "{out}");
+    assert!(err.contains("no application protocol"), "{out}{err}");
+    let (_server, https) = start_https(&site.path(""), &issued, &["--no-h2"]);
     let (_, out, err) = s_client(https, "localhost", &["-alpn", "h2,http/1.1"], b"");
     assert!(out.contains("ALPN protocol: http/1.1"), "{out}{err}");
     let (_, out, err) = s_client(https, "localhost", &["-alpn", "h2"], b"");

@@ -1,0 +1,409 @@
+//! HTTP/2 connections: the sans-I/O [`Connection`] of `tachyon_http::h2`
+//! driven with what a socket delivered, its requests answered through the
+//! same [`decide`] as HTTP/1.1, and the answers written as frames.
+//!
+//! Owns what is HTTP/2's alone on the server side: header blocks framed as
+//! HEADERS and CONTINUATION, bodies cut into DATA frames as the flow-control
+//! windows allow, and the order streams take turns in (round-robin: a
+//! stream whose window is shut is skipped, never waited on). Does not own
+//! sockets or timeouts ([`crate::conn`]) nor frames' meaning
+//! ([`tachyon_http::h2::conn`]).
+//!
+//! Invariant: a stream's frames are written in order — HEADERS, then its
+//! DATA, the last one with END_STREAM — and a stream the client reset
+//! gets nothing more. DATA is written only when it is about to be sent, so
+//! what a connection holds in memory is its streams' positions in bodies
+//! shared with the snapshot, not copies of them.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use tachyon_http::h2::frame::{self, flag, kind, Reason};
+use tachyon_http::h2::hpack::{self, Block, Fields};
+use tachyon_http::h2::{Connection, Event, Limits};
+use tachyon_http::multipart::Multipart;
+use tachyon_http::range::ByteRange;
+use tachyon_http::response::{ErrorPage, Exchange, Name, Persistence};
+use tachyon_http::{Method, Status};
+use tachyon_snapshot::Representation;
+
+use crate::access::Client;
+use crate::conn::Ctx;
+use crate::outbox::Outbox;
+use crate::reply::{decide, to_https, Reply, Summary};
+
+/// Memory body slices up to this size are copied next to their frame
+/// header; larger ones go out as their own iovec.
+const INLINE_DATA_MAX: usize = 4 * 1024;
+
+/// One connection's HTTP/2 state.
+pub struct H2 {
+    conn: Connection,
+    fields: Fields,
+    /// Responses with body left, in the order they take turns.
+    sending: VecDeque<Outgoing>,
+    /// One header block being encoded.
+    block: Vec<u8>,
+}
+
+/// A response body still to send on a stream.
+struct Outgoing {
+    stream: u32,
+    parts: VecDeque<Chunk>,
+    /// Bytes left in `parts`.
+    left: u64,
+}
+
+enum Chunk {
+    /// A range of a representation, in memory or on disk.
+    Body {
+        file: Arc<Representation>,
+        range: Range<u64>,
+    },
+    /// Bytes made for this response (an error page, multipart framing).
+    Made(Bytes),
+}
+
+impl Chunk {
+    fn len(&self) -> u64 {
+        match self {
+            Chunk::Body { range, .. } => range.end - range.start,
+            Chunk::Made(bytes) => bytes.len() as u64,
+        }
+    }
+}
+
+/// Whether the connection goes on after a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    Open,
+    /// A connection error: its GOAWAY is in the output; close once sent.
+    Failed(Reason),
+}
+
+impl H2 {
+    pub fn new(limits: Limits) -> Box<H2> {
+        Box::new(H2 {
+            conn: Connection::new(limits),
+            fields: Fields::default(),
+            sending: VecDeque::new(),
+            block: Vec::new(),
+        })
+    }
+
+    /// True when responses wait for the client to open a window: the send
+    /// timeout runs, so a client that never does cannot hold them forever.
+    pub fn is_stalled(&self) -> bool {
+        !self.sending.is_empty()
+    }
+
+    /// True once the connection should close (it failed, or it drained).
+    pub fn is_done(&self) -> bool {
+        self.conn.is_done()
+    }
+
+    /// Reads frames from `data` and answers the requests in them into
+    /// `cx.out`; returns the bytes used (a partial frame is left).
+    pub fn receive(
+        &mut self,
+        data: &[u8],
+        cx: &mut Ctx<'_>,
+        tls: bool,
+        client: &Client<'_>,
+    ) -> (usize, Progress) {
+        self.conn.tick(cx.now);
+        if cx.draining {
+            self.conn.go_away();
+        }
+        let started = cx.observer.start();
+        let mut pos = 0;
+        loop {
+            let step = self.conn.receive(&data[pos..], &mut self.fields);
+            self.take_control(cx.out);
+            let step = match step {
+                Ok(step) => step,
+                Err(reason) => return (pos, Progress::Failed(reason)),
+            };
+            pos += step.consumed;
+            match step.event {
+                None => return (pos, Progress::Open),
+                Some(Event::Request { stream }) => {
+                    self.respond(stream, None, cx, tls, client, started);
+                }
+                Some(Event::Refused { stream, status }) => {
+                    self.respond(stream, Some(status), cx, tls, client, started);
+                }
+                Some(Event::Reset { stream }) => self.sending.retain(|o| o.stream != stream),
+            }
+        }
+    }
+
+    /// Moves the connection's control frames into the output.
+    fn take_control(&mut self, out: &mut Outbox) {
+        let control = self.conn.output();
+        if !control.is_empty() {
+            out.buf().extend_from_slice(control);
+            control.clear();
+        }
+    }
+
+    /// Answers the request in `self.fields` on `stream` (or with `status`
+    /// when its fields could not be taken).
+    fn respond(
+        &mut self,
+        stream: u32,
+        status: Option<Status>,
+        cx: &mut Ctx<'_>,
+        tls: bool,
+        client: &Client<'_>,
+        started: Option<std::time::Instant>,
+    ) {
+        let https = cx.https;
+        let head = self.fields.head();
+        let exchange = Exchange {
+            date: cx.date,
+            persistence: Persistence::KeepAlive,
+            head_only: head.method == Method::Head,
+            fields: if tls { &https.fields } else { &[] },
+        };
+        let reply = match (status, tls, https.redirect_port) {
+            (Some(status), _, _) => Reply::Error(status),
+            (None, false, Some(port)) => to_https(&head, port),
+            (None, _, _) => decide(&head, cx.generation.pick(head.host), cx.scratch),
+        };
+        let summary: Summary = reply.summary(exchange.head_only);
+        self.block.clear();
+        let body = write(reply, &exchange, &mut self.block);
+        cx.observer.request(&head, &summary, client, started);
+        let left: u64 = body.iter().map(Chunk::len).sum();
+        self.headers(stream, left == 0, cx.out);
+        if left == 0 {
+            self.conn.end_stream(stream);
+            self.take_control(cx.out);
+        } else {
+            self.sending.push_back(Outgoing {
+                stream,
+                parts: body,
+                left,
+            });
+        }
+    }
+
+    /// Writes `self.block` as HEADERS (and CONTINUATION frames when it is
+    /// larger than the peer's frame size).
+    fn headers(&mut self, stream: u32, end_stream: bool, out: &mut Outbox) {
+        let max = self.conn.max_frame();
+        let buf = out.buf();
+        let mut chunks = self.block.chunks(max).peekable();
+        let first = chunks.next().unwrap_or(&[]);
+        let mut flags = if end_stream { flag::END_STREAM } else { 0 };
+        if chunks.peek().is_none() {
+            flags |= flag::END_HEADERS;
+        }
+        frame::write_head(buf, first.len(), kind::HEADERS, flags, stream);
+        buf.extend_from_slice(first);
+        while let Some(chunk) = chunks.next() {
+            let flags = if chunks.peek().is_none() {
+                flag::END_HEADERS
+            } else {
+                0
+            };
+            frame::write_head(buf, chunk.len(), kind::CONTINUATION, flags, stream);
+            buf.extend_from_slice(chunk);
+        }
+    }
+
+    /// Writes control frames, then DATA frames round-robin as the windows
+    /// allow, until about `budget` bytes are queued in `out`. True when
+    /// more DATA could be written at once (the caller flushes and calls
+    /// again).
+    pub fn produce(&mut self, out: &mut Outbox, budget: u64) -> bool {
+        self.take_control(out);
+        let mut queued = out.pending_bytes();
+        loop {
+            let mut progressed = false;
+            for _ in 0..self.sending.len() {
+                let Some(mut o) = self.sending.pop_front() else {
+                    break;
+                };
+                let allowance = self.conn.data_allowance(o.stream) as u64;
+                if allowance == 0 {
+                    self.sending.push_back(o);
+                    continue;
+                }
+                let len = allowance.min(o.left);
+                let last = len == o.left;
+                let flags = if last { flag::END_STREAM } else { 0 };
+                frame::write_head(out.buf(), len as usize, kind::DATA, flags, o.stream);
+                take(&mut o.parts, len, out);
+                o.left -= len;
+                self.conn.sent_data(o.stream, len as usize);
+                if last {
+                    self.conn.end_stream(o.stream);
+                    self.take_control(out);
+                } else {
+                    self.sending.push_back(o);
+                }
+                progressed = true;
+                queued += len + frame::HEADER_LEN as u64;
+                if queued >= budget {
+                    return !self.sending.is_empty();
+                }
+            }
+            if !progressed {
+                return false;
+            }
+        }
+    }
+}
+
+/// Moves the first `len` bytes of `parts` into `out`.
+fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) {
+    while len > 0 {
+        let Some(chunk) = parts.front_mut() else {
+            return;
+        };
+        let n = len.min(chunk.len());
+        match chunk {
+            Chunk::Body { file, range } => {
+                let part = range.start..range.start + n;
+                match file.memory() {
+                    Some(bytes) if n as usize <= INLINE_DATA_MAX => out
+                        .buf()
+                        .extend_from_slice(&bytes[part.start as usize..part.end as usize]),
+                    _ => out.push_body(file, part),
+                }
+                range.start += n;
+            }
+            Chunk::Made(bytes) => {
+                out.buf().extend_from_slice(&bytes.split_to(n as usize));
+            }
+        }
+        if chunk.len() == 0 {
+            parts.pop_front();
+        }
+        len -= n;
+    }
+}
+
+/// Encodes `reply`'s header block into `block` and returns its body.
+fn write(reply: Reply<'_>, exchange: &Exchange<'_>, block: &mut Vec<u8>) -> VecDeque<Chunk> {
+    let mut body = VecDeque::new();
+    let whole = |file: &Arc<Representation>, range: Range<u64>, body: &mut VecDeque<Chunk>| {
+        if !exchange.head_only && range.end > range.start {
+            body.push_back(Chunk::Body {
+                file: Arc::clone(file),
+                range,
+            });
+        }
+    };
+    match reply {
+        Reply::Whole(file) => {
+            Block::prepared(block, file.h2.ok_block()).finish(exchange);
+            whole(file, 0..file.len, &mut body);
+        }
+        Reply::NotModified(file) => {
+            let mut b = Block::start(block, Status::NotModified);
+            b.block(file.h2.validators());
+            b.finish(exchange);
+        }
+        Reply::Slice(file, range) => {
+            let mut b = Block::start(block, Status::PartialContent);
+            b.block(file.h2.validators())
+                .block(file.h2.content())
+                .content_range(range, file.len)
+                .content_length(range.len());
+            b.finish(exchange);
+            whole(file, range.start..range.end, &mut body);
+        }
+        Reply::Slices(file, ranges) => {
+            multipart(file, ranges.as_slice(), exchange, block, &mut body);
+        }
+        Reply::Unsatisfiable(len) => {
+            let mut b = Block::start(block, Status::RangeNotSatisfiable);
+            b.unsatisfied_range(len).content_length(0);
+            b.finish(exchange);
+        }
+        Reply::Redirect {
+            status,
+            location,
+            query,
+        } => {
+            let mut b = Block::start(block, status);
+            b.field_parts(&Name::Location, &[location, query])
+                .content_length(0);
+            b.finish(exchange);
+        }
+        Reply::ToHttps { host, port, target } => {
+            let mut digits = itoa::Buffer::new();
+            let (colon, port): (&[u8], &[u8]) = match port {
+                Some(port) => (b":", digits.format(port).as_bytes()),
+                None => (b"", b""),
+            };
+            let mut b = Block::start(block, Status::PermanentRedirect);
+            b.field_parts(&Name::Location, &[b"https://", host, colon, port, target])
+                .content_length(0);
+            b.finish(exchange);
+        }
+        Reply::NotFoundPage(page) => {
+            let mut b = Block::start(block, Status::NotFound);
+            b.field(&Name::CacheControl, b"no-cache")
+                .block(page.h2.content())
+                .content_length(page.len);
+            b.finish(exchange);
+            whole(page, 0..page.len, &mut body);
+        }
+        Reply::Options => hpack::options(block, exchange),
+        Reply::Error(status) => error(status, exchange, block, &mut body),
+        // A request HTTP/1.1 could not trust ends only its stream here:
+        // HTTP/2 framing is not in doubt.
+        Reply::Rejected(e) => error(e.status(), exchange, block, &mut body),
+    }
+    body
+}
+
+fn error(status: Status, exchange: &Exchange<'_>, block: &mut Vec<u8>, body: &mut VecDeque<Chunk>) {
+    hpack::error(block, status, exchange);
+    if !exchange.head_only {
+        let mut page = Vec::with_capacity(ErrorPage(status).byte_len());
+        ErrorPage(status).write(&mut page);
+        body.push_back(Chunk::Made(page.into()));
+    }
+}
+
+/// `multipart/byteranges` (RFC 9110 §14.6), its length announced.
+fn multipart(
+    file: &Arc<Representation>,
+    ranges: &[ByteRange],
+    exchange: &Exchange<'_>,
+    block: &mut Vec<u8>,
+    body: &mut VecDeque<Chunk>,
+) {
+    let framing = Multipart {
+        boundary: &file.etag[1..file.etag.len() - 1],
+        content_type: &file.content_type,
+        total: file.len,
+    };
+    let mut b = Block::start(block, Status::PartialContent);
+    b.block(file.h2.validators())
+        .field_parts(&Name::ContentType, &framing.content_type_parts())
+        .content_length(framing.body_len(ranges));
+    b.finish(exchange);
+    if exchange.head_only {
+        return;
+    }
+    for r in ranges {
+        let mut head = Vec::new();
+        framing.part_head(&mut head, *r);
+        body.push_back(Chunk::Made(head.into()));
+        body.push_back(Chunk::Body {
+            file: Arc::clone(file),
+            range: r.start..r.end,
+        });
+    }
+    let mut closing = Vec::new();
+    framing.closing(&mut closing);
+    body.push_back(Chunk::Made(closing.into()));
+}

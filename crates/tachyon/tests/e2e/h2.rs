@@ -1,0 +1,423 @@
+//! HTTP/2: the same site over h2c with prior knowledge and over TLS by
+//! ALPN, through curl, nghttp, h2load, h2spec and headless Chromium; and
+//! each defence of the frame layer through a raw socket speaking frames
+//! written here by hand.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::support::{run, Server, TestSite};
+use crate::tls::{curl as curl_tls, start_https, Pki};
+
+/// curl over h2c with prior knowledge; returns (success, stdout, stderr).
+fn curl_h2c(server: &Server, path: &str, extra: &[&str]) -> (bool, String, String) {
+    let url = server.url(path);
+    let mut args = vec!["-sS", "--max-time", "10", "--http2-prior-knowledge"];
+    args.extend_from_slice(extra);
+    args.push(&url);
+    run("curl", &args)
+}
+
+#[test]
+fn h2c_with_prior_knowledge_serves_the_site() {
+    let site = TestSite::new();
+    site.file("a.txt", "hello over h2c")
+        .file("big.js", "let x = 1;\n".repeat(4000));
+    let server = Server::start(&site.root, &[]);
+
+    let (ok, out, err) = curl_h2c(&server, "/a.txt", &["-D", "-", "-w", "\nv=%{http_version}"]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("HTTP/2 200"), "{out}");
+    assert!(out.contains("content-length: 14\r\n"), "{out}");
+    assert!(out.contains("server: tachyon\r\n"), "{out}");
+    assert!(out.contains("\r\n\r\nhello over h2c\nv=2"), "{out}");
+
+    // A range, a validator, a missing file, HEAD, an encoding.
+    let (_, out, _) = curl_h2c(&server, "/a.txt", &["-D", "-", "-r", "6-9"]);
+    assert!(out.starts_with("HTTP/2 206"), "{out}");
+    assert!(out.contains("content-range: bytes 6-9/14\r\n"), "{out}");
+    assert!(out.ends_with("\r\n\r\nover"), "{out}");
+    let etag = out
+        .lines()
+        .find_map(|l| l.strip_prefix("etag: "))
+        .unwrap()
+        .trim()
+        .to_string();
+    let (_, out, _) = curl_h2c(
+        &server,
+        "/a.txt",
+        &["-D", "-", "-H", &format!("if-none-match: {etag}")],
+    );
+    assert!(out.starts_with("HTTP/2 304"), "{out}");
+    let (_, out, _) = curl_h2c(&server, "/missing", &["-D", "-"]);
+    assert!(out.starts_with("HTTP/2 404"), "{out}");
+    let (_, out, _) = curl_h2c(&server, "/a.txt", &["-I"]);
+    assert!(out.starts_with("HTTP/2 200"), "{out}");
+    assert!(out.contains("content-length: 14\r\n"), "{out}");
+    let (_, out, _) = curl_h2c(
+        &server,
+        "/big.js",
+        &["-D", "-", "-o", "/dev/null", "-H", "accept-encoding: gzip"],
+    );
+    assert!(out.contains("content-encoding: gzip\r\n"), "{out}");
+    assert!(out.contains("vary: Accept-Encoding\r\n"), "{out}");
+
+    // HTTP/1.1 on the same listener is untouched.
+    assert_eq!(server.connect().get("/a.txt", "").status, 200);
+}
+
+#[test]
+fn h2_is_chosen_by_alpn_over_tls() {
+    let site = TestSite::new();
+    site.file("a.txt", "secret sauce");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(&site.path(""), &issued, &["--hsts"]);
+    let (ok, out, err) = curl_tls(
+        &pki,
+        https,
+        "localhost",
+        "/a.txt",
+        &["--http2", "-D", "-", "-w", "\nv=%{http_version}"],
+    );
+    assert!(ok, "{err}");
+    assert!(out.starts_with("HTTP/2 200"), "{out}");
+    assert!(
+        out.contains("strict-transport-security: max-age=31536000\r\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("\r\n\r\nsecret sauce\nv=2"), "{out}");
+}
+
+#[test]
+fn no_h2_keeps_both_listeners_on_http_1_1() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (server, https) = start_https(&site.path(""), &issued, &["--no-h2"]);
+    let (ok, out, err) = curl_tls(
+        &pki,
+        https,
+        "localhost",
+        "/a.txt",
+        &["--http2", "-w", "\nv=%{http_version}"],
+    );
+    assert!(ok, "{err}");
+    assert!(out.ends_with("v=1.1"), "{out}");
+    // The preface is then an HTTP/1.1 request with an unknown version.
+    let response = server
+        .connect()
+        .send(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .response(false);
+    assert_eq!(response.status, 505);
+}
+
+/// The file's bytes as nghttp received them with 2^bits-1 byte windows.
+fn nghttp_body(url: &str, bits: &str) -> Vec<u8> {
+    let out = Command::new("nghttp")
+        .args(["-w", bits, "-W", bits, "-t", "10", url])
+        .output()
+        .expect("nghttp is required (apt-get install nghttp2-client)");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+#[test]
+fn bodies_cross_small_flow_control_windows_intact() {
+    let site = TestSite::new();
+    let medium: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    let large: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+    site.file("medium.bin", &medium).file("large.bin", &large);
+    let server = Server::start(&site.root, &[]);
+    // 1023-byte windows: hundreds of WINDOW_UPDATEs per body.
+    assert!(nghttp_body(&server.url("/medium.bin"), "10") == medium);
+    // The large body is a sealed memfd (a file part of the outbox).
+    assert!(nghttp_body(&server.url("/large.bin"), "16") == large);
+}
+
+#[test]
+fn many_streams_share_one_connection() {
+    let site = TestSite::new();
+    site.file("1k", vec![b'x'; 1024]);
+    let server = Server::start(&site.root, &[]);
+    let (ok, out, err) = run(
+        "h2load",
+        &["-n", "4000", "-c", "2", "-m", "100", &server.url("/1k")],
+    );
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains("4000 succeeded, 0 failed, 0 errored"),
+        "{out}"
+    );
+    assert!(out.contains("status codes: 4000 2xx"), "{out}");
+}
+
+/// h2spec (`go install github.com/summerwind/h2spec/cmd/h2spec@latest`,
+/// which scripts/test.sh does): every test case of RFC 7540 and 7541, over
+/// h2c and over TLS.
+#[test]
+fn h2spec_passes_over_h2c_and_tls() {
+    let site = TestSite::new();
+    site.file("index.html", "<!doctype html><title>t</title>");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (server, https) = start_https(&site.path(""), &issued, &[]);
+    let h2spec = h2spec();
+    for (port, tls) in [(server.addr.port(), false), (https.port(), true)] {
+        let port = port.to_string();
+        let mut args = vec!["-h", "127.0.0.1", "-p", &port, "-o", "5"];
+        if tls {
+            args.extend(["-t", "-k"]);
+        }
+        let out = Command::new(&h2spec).args(&args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let summary = text
+            .lines()
+            .rev()
+            .find(|l| l.contains("tests,"))
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            out.status.success() && summary.contains(" 0 failed"),
+            "h2spec over {}: {summary}\n{text}",
+            if tls { "TLS" } else { "h2c" }
+        );
+    }
+}
+
+fn h2spec() -> std::path::PathBuf {
+    let home = std::env::var("HOME").unwrap_or_default();
+    for candidate in [
+        std::path::PathBuf::from(format!("{home}/go/bin/h2spec")),
+        "/usr/local/bin/h2spec".into(),
+        "/usr/bin/h2spec".into(),
+    ] {
+        if candidate.exists() {
+            return candidate;
+        }
+    }
+    panic!("h2spec is required: go install github.com/summerwind/h2spec/cmd/h2spec@latest");
+}
+
+/// Headless Chromium loads a page over HTTPS and reports, from its own
+/// navigation timing, the protocol it used.
+#[test]
+fn chromium_loads_the_site_over_h2() {
+    let site = TestSite::new();
+    site.file(
+        "index.html",
+        "<!doctype html><title>p</title><body><script>\
+         document.body.textContent = 'protocol=' + \
+         performance.getEntriesByType('navigation')[0].nextHopProtocol;\
+         </script>",
+    );
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(&site.path(""), &issued, &["--listing"]);
+    let url = format!("https://localhost:{}/", https.port());
+    let resolve = format!("--host-resolver-rules=MAP localhost 127.0.0.1:{}", https.port());
+    let out = Command::new(crate::screenshot::chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--ignore-certificate-errors",
+            &resolve,
+            "--dump-dom",
+            &url,
+        ])
+        .output()
+        .expect("run chromium");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(dom.contains("protocol=h2"), "{dom}\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+// ---- Defences, each through a raw socket ----
+
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+const HEADERS: u8 = 0x1;
+const RST_STREAM: u8 = 0x3;
+const SETTINGS: u8 = 0x4;
+const PING: u8 = 0x6;
+const GOAWAY: u8 = 0x7;
+const CONTINUATION: u8 = 0x9;
+const END_STREAM: u8 = 0x1;
+const END_HEADERS: u8 = 0x4;
+const ENHANCE_YOUR_CALM: u32 = 0xb;
+
+fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let len = (payload.len() as u32).to_be_bytes();
+    let mut f = vec![len[1], len[2], len[3], kind, flags];
+    f.extend_from_slice(&stream.to_be_bytes());
+    f.extend_from_slice(payload);
+    f
+}
+
+/// `GET /a.txt` over http, as HPACK with static indices and a literal path.
+fn get_block() -> Vec<u8> {
+    let mut block = vec![0x82, 0x86, 0x04, 6];
+    block.extend_from_slice(b"/a.txt");
+    block
+}
+
+/// A connection that has sent the preface and an empty SETTINGS.
+fn h2_connect(addr: SocketAddr) -> TcpStream {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(PREFACE).unwrap();
+    s.write_all(&frame(SETTINGS, 0, 0, &[])).unwrap();
+    s
+}
+
+/// Reads frames until a GOAWAY (its error code) or the end of the stream.
+fn goaway_code(s: &mut TcpStream) -> Option<u32> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    loop {
+        let mut pos = 0;
+        while buf.len() >= pos + 9 {
+            let len = u32::from_be_bytes([0, buf[pos], buf[pos + 1], buf[pos + 2]]) as usize;
+            if buf.len() < pos + 9 + len {
+                break;
+            }
+            if buf[pos + 3] == GOAWAY {
+                let p = &buf[pos + 9..pos + 9 + len];
+                return Some(u32::from_be_bytes([p[4], p[5], p[6], p[7]]));
+            }
+            pos += 9 + len;
+        }
+        buf.drain(..pos);
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// Sends `attack` after the preface and expects GOAWAY ENHANCE_YOUR_CALM;
+/// then the server still answers a new connection.
+fn expect_calm(server: &Server, attack: &[u8]) {
+    let mut s = h2_connect(server.addr);
+    // The server may close while we still write: a reset is fine.
+    let _ = s.write_all(attack);
+    assert_eq!(goaway_code(&mut s), Some(ENHANCE_YOUR_CALM));
+    let (ok, out, err) = curl_h2c(server, "/a.txt", &[]);
+    assert!(ok && out == "a", "{out}{err}");
+}
+
+#[test]
+fn rapid_reset_ends_the_connection() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &[]);
+    let mut attack = Vec::new();
+    for i in 0..1000u32 {
+        let stream = 1 + 2 * i;
+        attack.extend(frame(HEADERS, END_HEADERS, stream, &get_block()));
+        attack.extend(frame(RST_STREAM, 0, stream, &8u32.to_be_bytes()));
+    }
+    expect_calm(&server, &attack);
+}
+
+#[test]
+fn a_continuation_flood_ends_the_connection() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &[]);
+    let mut attack = frame(HEADERS, 0, 1, &get_block());
+    // Never END_HEADERS: 16 KiB of a header field literal at a time.
+    for _ in 0..64 {
+        attack.extend(frame(CONTINUATION, 0, 1, &[b'a'; 16_384]));
+    }
+    expect_calm(&server, &attack);
+}
+
+#[test]
+fn ping_and_settings_floods_end_the_connection() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &[]);
+    let mut pings = Vec::new();
+    for i in 0..20_000u64 {
+        pings.extend(frame(PING, 0, 0, &i.to_be_bytes()));
+    }
+    expect_calm(&server, &pings);
+    let mut settings = Vec::new();
+    for _ in 0..20_000 {
+        settings.extend(frame(SETTINGS, 0, 0, &[]));
+    }
+    expect_calm(&server, &settings);
+}
+
+#[test]
+fn a_stream_over_the_concurrency_limit_is_refused() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &[]);
+    let mut s = h2_connect(server.addr);
+    // SETTINGS_INITIAL_WINDOW_SIZE 0: no response can finish, so the
+    // first 100 streams stay open and the 101st is refused.
+    s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0])).unwrap();
+    let mut burst = Vec::new();
+    for i in 0..101u32 {
+        burst.extend(frame(HEADERS, END_HEADERS | END_STREAM, 1 + 2 * i, &get_block()));
+    }
+    s.write_all(&burst).unwrap();
+    let refused = read_until(&mut s, |kind, stream, payload| {
+        kind == RST_STREAM && stream == 201 && payload == 7u32.to_be_bytes()
+    });
+    assert!(refused, "no RST_STREAM(REFUSED_STREAM) on stream 201");
+}
+
+/// Reads frames until `matches` accepts one (true) or the stream ends.
+fn read_until(s: &mut TcpStream, matches: impl Fn(u8, u32, &[u8]) -> bool) -> bool {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    loop {
+        let mut pos = 0;
+        while buf.len() >= pos + 9 {
+            let len = u32::from_be_bytes([0, buf[pos], buf[pos + 1], buf[pos + 2]]) as usize;
+            if buf.len() < pos + 9 + len {
+                break;
+            }
+            let stream = u32::from_be_bytes([buf[pos + 5], buf[pos + 6], buf[pos + 7], buf[pos + 8]]);
+            if matches(buf[pos + 3], stream, &buf[pos + 9..pos + 9 + len]) {
+                return true;
+            }
+            pos += 9 + len;
+        }
+        buf.drain(..pos);
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+#[test]
+fn a_window_that_never_opens_falls_under_the_send_timeout() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &["--send-timeout", "1s"]);
+    let mut s = h2_connect(server.addr);
+    s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0])).unwrap();
+    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
+        .unwrap();
+    let start = Instant::now();
+    // Whatever arrives (SETTINGS, its ACK, HEADERS), the connection ends.
+    let mut sink = [0u8; 4096];
+    loop {
+        match s.read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => assert!(start.elapsed() < Duration::from_secs(8), "still open"),
+        }
+    }
+    let waited = start.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(5),
+        "closed after {waited:?}"
+    );
+}
