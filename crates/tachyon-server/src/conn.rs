@@ -27,10 +27,10 @@ use rustix::io::Errno;
 use rustix::net::{RecvFlags, Shutdown};
 use tachyon_http::date::DateCache;
 use tachyon_http::h1::error as write_h1_error;
+use tachyon_http::h2::PREFACE;
 use tachyon_http::request::{self, BodyFraming, Parsed};
 use tachyon_http::response::Field;
 use tachyon_http::response::{Exchange, Persistence};
-use tachyon_http::h2::PREFACE;
 use tachyon_http::{Method, ParseError, Status, Version};
 
 use crate::access::Client;
@@ -580,6 +580,20 @@ impl Conn {
                     batch.upgrade = true;
                     break;
                 }
+                // A line whose version is not HTTP/x.y at all, on a listener
+                // that also speaks h2c: the client may be an HTTP/2 speaker
+                // with a broken preface, which must see the connection
+                // closed (RFC 9113 §3.4), not an HTTP/1.1 answer it would
+                // misread as frames. With --no-h2 it gets its 505.
+                Err(ParseError::Version)
+                    if cx.limits.h2.is_some()
+                        && self.session.is_none()
+                        && !names_http_version(first_line(rest)) =>
+                {
+                    batch.close = true;
+                    batch.linger = true;
+                    break;
+                }
                 Err(error) => {
                     let client = client(self.peer.as_deref().copied(), &self.session);
                     reject(cx, error, first_line(rest), &client);
@@ -778,6 +792,12 @@ fn client(peer: Option<SocketAddr>, session: &Option<Box<Session>>) -> Client<'_
 
 /// The first line of what a client sent (for the log of a request that
 /// could not be parsed), at most 1 KiB of it.
+/// Whether a request line's last word starts `HTTP/`.
+fn names_http_version(line: &[u8]) -> bool {
+    let version = line.rsplit(|&b| b == b' ').next().unwrap_or_default();
+    version.starts_with(b"HTTP/")
+}
+
 fn first_line(input: &[u8]) -> &[u8] {
     let input = &input[..input.len().min(1024)];
     let end = memchr::memchr2(b'\r', b'\n', input).unwrap_or(input.len());

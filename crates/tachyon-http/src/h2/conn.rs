@@ -108,6 +108,10 @@ struct Stream {
     send_window: i64,
     /// The client sent END_STREAM.
     remote_done: bool,
+    /// We sent END_STREAM while the client was still sending: the stream
+    /// is half-closed (local) until its END_STREAM or RST_STREAM, and
+    /// still counts against the concurrency limit (RFC 9113 §5.1.2).
+    local_done: bool,
     /// `content-length` the client announced, and DATA bytes seen.
     expected: Option<u64>,
     received: u64,
@@ -192,12 +196,14 @@ impl Connection {
 
     /// Streams still open (requests not yet fully answered).
     pub fn open_streams(&self) -> usize {
-        self.streams.len()
+        self.streams.iter().filter(|s| !s.local_done).count()
     }
 
-    /// True once the connection failed or, draining, has no stream left.
+    /// True once the connection failed or, draining, has no response left
+    /// to send (a client still sending bodies we already answered does
+    /// not hold the drain).
     pub fn is_done(&self) -> bool {
-        matches!(self.phase, Phase::Failed(_)) || (self.going_away && self.streams.is_empty())
+        matches!(self.phase, Phase::Failed(_)) || (self.going_away && self.open_streams() == 0)
     }
 
     /// Halves the budgets once per second: a legitimate client's
@@ -244,17 +250,33 @@ impl Connection {
         }
     }
 
-    /// Our side of `stream` ended (END_STREAM sent). A client still
-    /// sending a body is told to stop without error (RFC 9113 §8.1).
+    /// Our side of `stream` ended (END_STREAM sent). A stream whose client
+    /// is still sending stays half-closed (local): its frames are still
+    /// checked (a zero WINDOW_UPDATE is still a stream error, §6.9) and its
+    /// DATA still read and given back, until the client ends or resets it.
+    /// We do not ask it to stop with RST_STREAM(NO_ERROR) (§8.1 allows
+    /// it): that would make such errors unobservable, and answered bodies
+    /// are small enough to drain.
     pub fn end_stream(&mut self, stream: u32) {
         let Some(i) = self.streams.iter().position(|s| s.id == stream) else {
             return;
         };
-        let s = self.streams.swap_remove(i);
-        if !s.remote_done {
-            frame::write_rst_stream(&mut self.output, stream, Reason::NoError);
+        if self.streams[i].remote_done {
+            self.streams.swap_remove(i);
+            self.remember(stream, true);
+        } else {
+            self.streams[i].local_done = true;
         }
-        self.remember(stream, s.remote_done);
+    }
+
+    /// Closes a half-closed (local) stream whose client just ended it.
+    fn close_if_done(&mut self, i: usize) {
+        let s = &self.streams[i];
+        if s.local_done && s.remote_done {
+            let id = s.id;
+            self.streams.swap_remove(i);
+            self.remember(id, true);
+        }
     }
 
     fn remember(&mut self, stream: u32, remote_done: bool) {
@@ -442,7 +464,7 @@ impl Connection {
             }
             return Ok(());
         }
-        if payload.len() % 6 != 0 {
+        if !payload.len().is_multiple_of(6) {
             return Err(self.fail(Reason::FrameSizeError));
         }
         self.spend_control()?;
@@ -532,6 +554,7 @@ impl Connection {
             frame::write_window_update(&mut self.output, head.stream, s.unacked);
             s.unacked = 0;
         }
+        self.close_if_done(i);
         Ok(None)
     }
 
@@ -541,7 +564,7 @@ impl Connection {
         payload: &[u8],
         fields: &mut Fields,
     ) -> Result<Option<Event>, Reason> {
-        if head.stream == 0 || head.stream % 2 == 0 {
+        if head.stream == 0 || head.stream.is_multiple_of(2) {
             return Err(self.fail(Reason::ProtocolError));
         }
         let mut block = unpad(head, payload).ok_or_else(|| self.fail(Reason::ProtocolError))?;
@@ -551,7 +574,9 @@ impl Connection {
             }
             if dependency(block) == head.stream {
                 // Decode anyway so the table stays in step, then reset.
-                let _ = self.decoder.decode(&block[5..], &self.decode_limits(), fields);
+                let _ = self
+                    .decoder
+                    .decode(&block[5..], &self.decode_limits(), fields);
                 return self.reset(head.stream, Reason::ProtocolError);
             }
             block = &block[5..];
@@ -629,12 +654,11 @@ impl Connection {
                         return self.reset(stream, Reason::ProtocolError);
                     }
                     self.streams[i].remote_done = true;
+                    self.close_if_done(i);
                     Ok(None)
                 }
                 Some(_) => self.reset(stream, Reason::StreamClosed),
-                None if self.was_closed(stream).is_some() => {
-                    Err(self.fail(Reason::StreamClosed))
-                }
+                None if self.was_closed(stream).is_some() => Err(self.fail(Reason::StreamClosed)),
                 // A new stream must be numbered above every earlier one.
                 None => Err(self.fail(Reason::ProtocolError)),
             };
@@ -674,6 +698,7 @@ impl Connection {
             id: stream,
             send_window: self.peer_window,
             remote_done: partial.end_stream,
+            local_done: false,
             expected,
             received: 0,
             unacked: 0,
@@ -706,9 +731,8 @@ impl Connection {
         if payload.len() != 4 {
             return Err(self.fail(Reason::FrameSizeError));
         }
-        let increment =
-            (u32::from_be_bytes([payload[0], payload[1], payload[2], payload[3]]) & 0x7fff_ffff)
-                as i64;
+        let increment = (u32::from_be_bytes([payload[0], payload[1], payload[2], payload[3]])
+            & 0x7fff_ffff) as i64;
         self.spend_control()?;
         if head.stream == 0 {
             if increment == 0 {
@@ -813,13 +837,58 @@ mod tests {
         assert_eq!(conn.open_streams(), 0);
     }
 
+    /// Stream error codes in RST_STREAM frames in `out`, in order.
+    fn resets(out: &[u8]) -> Vec<(u32, u32)> {
+        let mut pos = 0;
+        let mut found = Vec::new();
+        while let Some(h) = Head::parse(&out[pos..]) {
+            let p = &out[pos + 9..pos + 9 + h.len as usize];
+            if h.kind == kind::RST_STREAM {
+                found.push((h.stream, u32::from_be_bytes([p[0], p[1], p[2], p[3]])));
+            }
+            pos += 9 + h.len as usize;
+        }
+        found
+    }
+
+    #[test]
+    fn an_answered_stream_the_client_still_sends_on_stays_half_closed() {
+        let mut conn = Connection::new(Limits::default());
+        let mut input = client_preface();
+        get(&mut input, 1, 0);
+        get(&mut input, 3, 0);
+        assert_eq!(run(&mut conn, &input).unwrap().len(), 2);
+        conn.end_stream(1);
+        conn.end_stream(3);
+        // No RST_STREAM(NO_ERROR): the streams are half-closed (local).
+        assert_eq!(resets(conn.output()), vec![]);
+        assert_eq!(conn.open_streams(), 0);
+        // A zero increment on one is still its error (RFC 9113 §6.9)...
+        let mut input = Vec::new();
+        frame::write_window_update(&mut input, 1, 0);
+        assert_eq!(run(&mut conn, &input), Ok(vec![Event::Reset { stream: 1 }]));
+        assert_eq!(resets(conn.output()), vec![(1, 1)]);
+        // ...and DATA with END_STREAM closes the other; later frames on it
+        // are on a closed stream.
+        let mut input = Vec::new();
+        frame::write_head(&mut input, 2, kind::DATA, flag::END_STREAM, 3);
+        input.extend_from_slice(b"ok");
+        frame::write_head(&mut input, 2, kind::DATA, 0, 3);
+        input.extend_from_slice(b"no");
+        conn.output().clear();
+        assert_eq!(run(&mut conn, &input), Ok(vec![]));
+        assert_eq!(resets(conn.output()), vec![(3, 5)]);
+    }
+
     #[test]
     fn a_partial_frame_waits_for_more() {
         let mut conn = Connection::new(Limits::default());
         let mut input = client_preface();
         get(&mut input, 1, flag::END_STREAM);
         let mut fields = Fields::default();
-        let step = conn.receive(&input[..input.len() - 1], &mut fields).unwrap();
+        let step = conn
+            .receive(&input[..input.len() - 1], &mut fields)
+            .unwrap();
         assert_eq!(step.event, None);
         let step = conn.receive(&input[step.consumed..], &mut fields).unwrap();
         assert_eq!(step.event, Some(Event::Request { stream: 1 }));

@@ -180,7 +180,10 @@ impl<'b> Block<'b> {
     /// `content-range: bytes */LEN`, sent with a 416.
     pub fn unsatisfied_range(&mut self, len: u64) -> &mut Self {
         let mut n = itoa::Buffer::new();
-        self.field_parts(&Name::ContentRange, &[b"bytes */", n.format(len).as_bytes()])
+        self.field_parts(
+            &Name::ContentRange,
+            &[b"bytes */", n.format(len).as_bytes()],
+        )
     }
 
     /// Ends the block: the connection's fields and `date`. HTTP/2 has no
@@ -507,7 +510,9 @@ fn check_field(
     // §8.2.1: no uppercase in names, no NUL/CR/LF in values, and no
     // leading or trailing whitespace in values.
     if name.is_empty()
-        || name.iter().any(|b| b.is_ascii_uppercase() || *b <= 0x20 || *b == 0x7f)
+        || name
+            .iter()
+            .any(|b| b.is_ascii_uppercase() || *b <= 0x20 || *b == 0x7f)
         || value.iter().any(|b| matches!(b, 0 | b'\r' | b'\n'))
         || value
             .first()
@@ -544,8 +549,9 @@ fn check_field(
     // §8.2.2: connection-specific fields make a request malformed; TE may
     // only say "trailers".
     match name {
-        b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding"
-        | b"upgrade" => return Err(DecodeError::Malformed),
+        b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding" | b"upgrade" => {
+            return Err(DecodeError::Malformed)
+        }
         b"te" if value != b"trailers" => return Err(DecodeError::Malformed),
         _ => {}
     }
@@ -571,12 +577,7 @@ mod tests {
             .decode(block)
             .unwrap()
             .into_iter()
-            .map(|(n, v)| {
-                (
-                    String::from_utf8(n).unwrap(),
-                    String::from_utf8(v).unwrap(),
-                )
-            })
+            .map(|(n, v)| (String::from_utf8(n).unwrap(), String::from_utf8(v).unwrap()))
             .collect()
     }
 
@@ -693,14 +694,22 @@ mod tests {
         assert_eq!(verdict(&BASE), Ok(()));
         assert_eq!(with(("Accept", "x")), Err(DecodeError::Malformed));
         assert_eq!(with(("connection", "close")), Err(DecodeError::Malformed));
-        assert_eq!(with(("te", "gzip")), Ok(()).and(Err(DecodeError::Malformed)));
+        assert_eq!(
+            with(("te", "gzip")),
+            Ok(()).and(Err(DecodeError::Malformed))
+        );
         assert_eq!(with(("te", "trailers")), Ok(()));
         assert_eq!(with((":method", "GET")), Err(DecodeError::Malformed));
         assert_eq!(with((":status", "200")), Err(DecodeError::Malformed));
         assert_eq!(with((":foo", "x")), Err(DecodeError::Malformed));
         assert_eq!(with(("x", "a\nb")), Err(DecodeError::Malformed));
         assert_eq!(
-            verdict(&[("accept", "*/*"), (":method", "GET"), (":scheme", "http"), (":path", "/")]),
+            verdict(&[
+                ("accept", "*/*"),
+                (":method", "GET"),
+                (":scheme", "http"),
+                (":path", "/")
+            ]),
             Err(DecodeError::Malformed)
         );
         assert_eq!(

@@ -115,13 +115,47 @@ fn no_h2_keeps_both_listeners_on_http_1_1() {
     assert_eq!(response.status, 505);
 }
 
+/// On a listener that also speaks h2c, an opening line that names no HTTP
+/// version may be an HTTP/2 client with a broken preface: it sees the
+/// connection closed, not an HTTP/1.1 answer it would misread as frames
+/// (h2spec 3.5/2). With --no-h2 the same line is a 505 like any other.
+#[test]
+fn an_opening_that_names_no_http_version_is_closed_without_an_answer() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &[]);
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(b"INVALID CONNECTION PREFACE\r\n\r\n").unwrap();
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer).unwrap();
+    assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+    // A line that does name HTTP keeps its status.
+    let response = server
+        .connect()
+        .send(b"GET / HTTP/9.9\r\nHost: a\r\n\r\n")
+        .response(false);
+    assert_eq!(response.status, 505);
+
+    let plain = Server::start(&site.root, &["--no-h2"]);
+    let response = plain
+        .connect()
+        .send(b"INVALID CONNECTION PREFACE\r\n\r\n")
+        .response(false);
+    assert_eq!(response.status, 505);
+}
+
 /// The file's bytes as nghttp received them with 2^bits-1 byte windows.
 fn nghttp_body(url: &str, bits: &str) -> Vec<u8> {
     let out = Command::new("nghttp")
         .args(["-w", bits, "-W", bits, "-t", "10", url])
         .output()
         .expect("nghttp is required (apt-get install nghttp2-client)");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out.stdout
 }
 
@@ -148,10 +182,7 @@ fn many_streams_share_one_connection() {
         &["-n", "4000", "-c", "2", "-m", "100", &server.url("/1k")],
     );
     assert!(ok, "{out}{err}");
-    assert!(
-        out.contains("4000 succeeded, 0 failed, 0 errored"),
-        "{out}"
-    );
+    assert!(out.contains("4000 succeeded, 0 failed, 0 errored"), "{out}");
     assert!(out.contains("status codes: 4000 2xx"), "{out}");
 }
 
@@ -218,7 +249,10 @@ fn chromium_loads_the_site_over_h2() {
     let issued = pki.issue("localhost", &["localhost"]);
     let (_server, https) = start_https(&site.path(""), &issued, &["--listing"]);
     let url = format!("https://localhost:{}/", https.port());
-    let resolve = format!("--host-resolver-rules=MAP localhost 127.0.0.1:{}", https.port());
+    let resolve = format!(
+        "--host-resolver-rules=MAP localhost 127.0.0.1:{}",
+        https.port()
+    );
     let out = Command::new(crate::screenshot::chromium())
         .args([
             "--headless",
@@ -232,7 +266,11 @@ fn chromium_loads_the_site_over_h2() {
         .output()
         .expect("run chromium");
     let dom = String::from_utf8_lossy(&out.stdout);
-    assert!(dom.contains("protocol=h2"), "{dom}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        dom.contains("protocol=h2"),
+        "{dom}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 // ---- Defences, each through a raw socket ----
@@ -360,10 +398,16 @@ fn a_stream_over_the_concurrency_limit_is_refused() {
     let mut s = h2_connect(server.addr);
     // SETTINGS_INITIAL_WINDOW_SIZE 0: no response can finish, so the
     // first 100 streams stay open and the 101st is refused.
-    s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0])).unwrap();
+    s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0]))
+        .unwrap();
     let mut burst = Vec::new();
     for i in 0..101u32 {
-        burst.extend(frame(HEADERS, END_HEADERS | END_STREAM, 1 + 2 * i, &get_block()));
+        burst.extend(frame(
+            HEADERS,
+            END_HEADERS | END_STREAM,
+            1 + 2 * i,
+            &get_block(),
+        ));
     }
     s.write_all(&burst).unwrap();
     let refused = read_until(&mut s, |kind, stream, payload| {
@@ -383,7 +427,8 @@ fn read_until(s: &mut TcpStream, matches: impl Fn(u8, u32, &[u8]) -> bool) -> bo
             if buf.len() < pos + 9 + len {
                 break;
             }
-            let stream = u32::from_be_bytes([buf[pos + 5], buf[pos + 6], buf[pos + 7], buf[pos + 8]]);
+            let stream =
+                u32::from_be_bytes([buf[pos + 5], buf[pos + 6], buf[pos + 7], buf[pos + 8]]);
             if matches(buf[pos + 3], stream, &buf[pos + 9..pos + 9 + len]) {
                 return true;
             }
@@ -403,7 +448,8 @@ fn a_window_that_never_opens_falls_under_the_send_timeout() {
     site.file("a.txt", "a");
     let server = Server::start(&site.root, &["--send-timeout", "1s"]);
     let mut s = h2_connect(server.addr);
-    s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0])).unwrap();
+    s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0]))
+        .unwrap();
     s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
         .unwrap();
     let start = Instant::now();

@@ -67,7 +67,11 @@ fn path(p: &std::path::Path) -> &str {
 
 /// Starts tachyon on `root` with HTTPS on an ephemeral port and `args`;
 /// returns the server and its HTTPS address.
-pub(crate) fn start_https(root: &std::path::Path, issued: &Issued, args: &[&str]) -> (Server, SocketAddr) {
+pub(crate) fn start_https(
+    root: &std::path::Path,
+    issued: &Issued,
+    args: &[&str],
+) -> (Server, SocketAddr) {
     let mut all = vec![
         "--https",
         "127.0.0.1:0",
