@@ -273,6 +273,22 @@ impl Conn {
         self.phase == Phase::Idle && self.pending.is_none()
     }
 
+    /// A quiet connection closed by a drain: an HTTP/2 client is told so
+    /// first with GOAWAY(NO_ERROR) and the last stream it opened (RFC 9113
+    /// §6.8), so it retries elsewhere without guessing. One non-blocking
+    /// write, best effort: the outbox is emptied when the turn ends.
+    pub fn farewell(&mut self, cx: &mut Turn<'_, '_>) {
+        let Some(h2) = self.h2.as_mut() else {
+            return;
+        };
+        h2.go_away(cx.out);
+        let _ = cx.flush_out(&mut wire(&self.fd, &mut self.session));
+        if let Some(session) = &mut self.session {
+            session.close_notify();
+            let _ = self.wire().drain();
+        }
+    }
+
     /// Runs the connection as far as it can go without blocking.
     pub fn take_turn(&mut self, readable: bool, hung_up: bool, cx: &mut Turn<'_, '_>) -> Next {
         self.readable |= readable;

@@ -141,6 +141,12 @@ impl H2 {
     }
 
     /// Moves the connection's control frames into the output.
+    /// Queues GOAWAY(NO_ERROR) with the last stream opened into `out`.
+    pub fn go_away(&mut self, out: &mut Outbox) {
+        self.conn.go_away();
+        self.take_control(out);
+    }
+
     fn take_control(&mut self, out: &mut Outbox) {
         let control = self.conn.output();
         if !control.is_empty() {

@@ -514,7 +514,13 @@ impl<'a> Worker<'a> {
     /// Closes every connection with nothing in flight (draining).
     fn close_quiet(&mut self, cx: &mut Ctx<'_>) {
         let before = self.conns.len();
-        self.conns.retain(|_, conn| !conn.is_quiet());
+        self.conns.retain(|_, conn| {
+            if !conn.is_quiet() {
+                return true;
+            }
+            conn.farewell(&mut cx.turn());
+            false
+        });
         for _ in self.conns.len()..before {
             cx.observer.closed(Closed::Drain);
         }

@@ -276,12 +276,16 @@ fn chromium_loads_the_site_over_h2() {
 // ---- Defences, each through a raw socket ----
 
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+const DATA: u8 = 0x0;
 const HEADERS: u8 = 0x1;
+const PRIORITY: u8 = 0x2;
 const RST_STREAM: u8 = 0x3;
 const SETTINGS: u8 = 0x4;
 const PING: u8 = 0x6;
 const GOAWAY: u8 = 0x7;
+const WINDOW_UPDATE: u8 = 0x8;
 const CONTINUATION: u8 = 0x9;
+const PRIORITY_FLAG: u8 = 0x20;
 const END_STREAM: u8 = 0x1;
 const END_HEADERS: u8 = 0x4;
 const ENHANCE_YOUR_CALM: u32 = 0xb;
@@ -388,6 +392,103 @@ fn ping_and_settings_floods_end_the_connection() {
         settings.extend(frame(SETTINGS, 0, 0, &[]));
     }
     expect_calm(&server, &settings);
+}
+
+/// Frames that carry no request, each kind alone: PRIORITY on an idle
+/// stream, connection WINDOW_UPDATEs, empty DATA on an open stream.
+#[test]
+fn priority_window_update_and_empty_data_floods_end_the_connection() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &[]);
+    let mut priorities = Vec::new();
+    for _ in 0..5000 {
+        priorities.extend(frame(PRIORITY, 0, 3, &[0, 0, 0, 0, 16]));
+    }
+    expect_calm(&server, &priorities);
+    let mut updates = Vec::new();
+    for _ in 0..5000 {
+        updates.extend(frame(WINDOW_UPDATE, 0, 0, &1u32.to_be_bytes()));
+    }
+    expect_calm(&server, &updates);
+    // A request whose body never ends, then empty DATA frames on it.
+    let mut empties = frame(HEADERS, END_HEADERS, 1, &get_block());
+    for _ in 0..5000 {
+        empties.extend(frame(DATA, 0, 1, &[]));
+    }
+    expect_calm(&server, &empties);
+}
+
+/// MadeYouReset (CVE-2025-8671): streams the client makes us reset, here
+/// by HEADERS that depend on themselves (RFC 9113 §5.3.1), count against
+/// the same budget as resets it sends.
+#[test]
+fn resets_the_client_provokes_end_the_connection() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &[]);
+    let mut attack = Vec::new();
+    for i in 0..1000u32 {
+        let stream = 1 + 2 * i;
+        let mut payload = stream.to_be_bytes().to_vec();
+        payload.push(16);
+        payload.extend(get_block());
+        attack.extend(frame(
+            HEADERS,
+            END_HEADERS | END_STREAM | PRIORITY_FLAG,
+            stream,
+            &payload,
+        ));
+    }
+    expect_calm(&server, &attack);
+}
+
+/// An HPACK bomb: one 4,000-byte field put in the dynamic table, then
+/// named 2,000 times in a 2 KB block. The decoded list is measured as it
+/// grows and the request is refused with 431; the server stays up.
+#[test]
+fn an_hpack_bomb_is_a_431_not_a_memory_spike() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &[]);
+    let mut block = get_block();
+    // Literal with incremental indexing, new name "x-bomb", value length
+    // 4000 as a 7-bit prefix integer (127 + 3873 = 127 + 33 + 30 * 128).
+    block.extend([0x40, 6]);
+    block.extend(b"x-bomb");
+    block.extend([0x7f, 0x80 | 33, 30]);
+    block.extend(std::iter::repeat_n(b'b', 4000));
+    block.extend(std::iter::repeat_n(0x80 | 62, 2000));
+    let mut s = h2_connect(server.addr);
+    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &block))
+        .unwrap();
+    let refused = read_until(&mut s, |kind, stream, payload| {
+        kind == HEADERS && stream == 1 && payload.windows(3).any(|w| w == b"431")
+    });
+    assert!(refused, "no 431 on stream 1");
+    let (ok, out, err) = curl_h2c(&server, "/a.txt", &[]);
+    assert!(ok && out == "a", "{out}{err}");
+}
+
+/// A drain (SIGTERM, or a reload's hand-over) tells an idle HTTP/2
+/// client so with GOAWAY(NO_ERROR) naming the last stream it opened.
+#[test]
+fn a_drain_sends_goaway_with_the_last_stream() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &[]);
+    let mut s = h2_connect(server.addr);
+    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
+        .unwrap();
+    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 3, &get_block()))
+        .unwrap();
+    let answered = read_until(&mut s, |kind, stream, _| kind == DATA && stream == 3);
+    assert!(answered);
+    server.signal(rustix::process::Signal::TERM);
+    let goaway = read_until(&mut s, |kind, _, payload| {
+        kind == GOAWAY && payload[..8] == [0, 0, 0, 3, 0, 0, 0, 0]
+    });
+    assert!(goaway, "no GOAWAY(NO_ERROR, last stream 3)");
 }
 
 #[test]
