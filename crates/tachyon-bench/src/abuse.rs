@@ -141,6 +141,7 @@ pub fn abuse(opts: &AbuseOptions) -> anyhow::Result<()> {
         bench_bin,
         workers: opts.workers,
         tls: None,
+        h2c: false,
     };
     let mut rows = Vec::new();
     for round in 1..=opts.rounds {

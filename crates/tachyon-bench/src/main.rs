@@ -102,7 +102,8 @@ enum Cmd {
 struct RunArgs {
     /// Suites, comma-separated: sparecores, linuxconfig, boa, fabhttp, binserve, efficiency,
     /// pipeline, churn, large, compressed, latency, c10k, footprint, tls (HTTPS; servers
-    /// without TLS are skipped, not in all), logging (issue 17, not in all), quick, smoke, all
+    /// without TLS are skipped, not in all), h2 and h2c (HTTP/2 over TLS and cleartext, h2load; each alone), logging (issue 17, not in all), quick,
+    /// smoke, all
     #[arg(long, value_delimiter = ',', default_value = "quick")]
     suite: Vec<String>,
     /// Servers, comma-separated: tachyon, tachyon-bare, tachyon-sendfile, tachyon-baseline

@@ -171,6 +171,10 @@ pub struct Env {
     pub workers: usize,
     /// Serve HTTPS only, with this certificate (the `tls` suite).
     pub tls: Option<TlsFiles>,
+    /// Serve h2c with prior knowledge (the `h2c` suite): peers that need
+    /// it configured use their `-h2c` twin, and readiness is probed over
+    /// HTTP/2.
+    pub h2c: bool,
 }
 
 /// The certificate every server of a TLS run uses: one ECDSA P-256 key
@@ -206,6 +210,8 @@ pub struct Running {
     pub binary_bytes: Option<u64>,
     /// Speaks HTTPS (a TLS run).
     pub tls: bool,
+    /// Probed over h2c (an h2c run).
+    pub h2c: bool,
 }
 
 impl Running {
@@ -231,6 +237,7 @@ impl Running {
             rss_at_rest: 0,
             binary_bytes,
             tls: env.tls.is_some(),
+            h2c: env.h2c,
         };
         running.wait_ready(env)?;
         running.rss_at_rest = crate::proc::rss_bytes(running.pid());
@@ -267,8 +274,8 @@ impl Running {
                     log.trim()
                 );
             }
-            let answered = if self.tls {
-                probe_tls(&self.url("/1k"))
+            let answered = if self.tls || self.h2c {
+                probe_curl(&self.url("/1k"), self.h2c)
             } else {
                 probe(self.addr(), "/1k")
             };
@@ -311,11 +318,16 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
     let workers = env.workers.to_string();
     let root = env.root.display().to_string();
     let render = |template: &str| -> anyhow::Result<PathBuf> {
-        // A TLS run uses each template's `-tls` twin (nginx-tuned-tls.conf).
-        let template = match (&env.tls, template.split_once('.')) {
+        // A TLS run uses each template's `-tls` twin (nginx-tuned-tls.conf);
+        // an h2c run its `-h2c` twin where the peer needs one.
+        let twin = |suffix: &str| match template.split_once('.') {
+            Some((stem, ext)) => format!("{stem}-{suffix}.{ext}"),
+            None => format!("{template}-{suffix}"),
+        };
+        let template = match (&env.tls, env.h2c) {
+            (Some(_), _) => twin("tls"),
+            (None, true) if env.peers_dir.join(twin("h2c")).exists() => twin("h2c"),
             (None, _) => template.to_string(),
-            (Some(_), Some((stem, ext))) => format!("{stem}-tls.{ext}"),
-            (Some(_), None) => format!("{template}-tls"),
         };
         let template = template.as_str();
         let (cert, key) = env
@@ -523,8 +535,10 @@ pub fn probe(addr: SocketAddr, path: &str) -> anyhow::Result<u16> {
 
 /// One GET over HTTPS (curl, certificate not checked: the run made it);
 /// returns the status code.
-fn probe_tls(url: &str) -> anyhow::Result<u16> {
+/// A GET through curl: HTTPS, or h2c with prior knowledge.
+fn probe_curl(url: &str, h2c: bool) -> anyhow::Result<u16> {
     let out = Command::new("curl")
+        .args(h2c.then_some("--http2-prior-knowledge"))
         .args([
             "-sk",
             "--max-time",
@@ -536,7 +550,7 @@ fn probe_tls(url: &str) -> anyhow::Result<u16> {
             url,
         ])
         .output()
-        .context("curl probes HTTPS servers")?;
+        .context("curl probes HTTPS and h2c servers")?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().parse()?)
 }
 

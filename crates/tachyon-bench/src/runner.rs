@@ -137,6 +137,7 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
     let tls = tls_run(cells, &opts.servers)?
         .then(|| TlsFiles::make(&run_dir))
         .transpose()?;
+    let h2c = h2c_run(cells)?;
     crate::site::generate(&www)?;
     crate::site::generate_small(&opts.out.join("www-small"))?;
     for script in [suites::Script::FabRandom, suites::Script::Pipeline16] {
@@ -177,6 +178,7 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
         bench_bin,
         workers: opts.workers,
         tls,
+        h2c,
     })
 }
 
@@ -205,6 +207,16 @@ fn tls_run(cells: &[Cell], servers: &[Peer]) -> anyhow::Result<bool> {
         );
     }
     Ok(true)
+}
+
+/// Whether this run serves h2c: when its cells are the `h2c` suite's,
+/// which run alone (nginx's h2c listener speaks only HTTP/2).
+fn h2c_run(cells: &[Cell]) -> anyhow::Result<bool> {
+    let h2c = cells.iter().filter(|c| c.suite == Suite::H2c).count();
+    if h2c > 0 && h2c != cells.len() {
+        bail!("the h2c suite runs alone: nginx's h2c listener speaks only HTTP/2");
+    }
+    Ok(h2c > 0)
 }
 
 fn fresh_results(opts: &RunOptions, servers: &[Running]) -> Results {

@@ -93,6 +93,7 @@ pub fn soak(opts: &SoakOptions) -> anyhow::Result<()> {
         bench_bin,
         workers: opts.workers,
         tls: None,
+        h2c: false,
     };
     let mut outcomes = Vec::new();
     for &peer in &opts.servers {

@@ -189,6 +189,9 @@ pub enum Suite {
     Tls,
     /// HTTP/2 over TLS (ALPN h2), h2load (issue 16); runs alone like `tls`.
     H2,
+    /// The same h2load cells over cleartext with prior knowledge (h2c);
+    /// runs alone: nginx's h2c listener speaks only HTTP/2.
+    H2c,
     /// The access log's cost: 1 KiB at c=32 and c=256 (issue 17), run
     /// with `tachyon,tachyon-logged,nginx,nginx-logged`.
     Logging,
@@ -197,7 +200,7 @@ pub enum Suite {
 }
 
 impl Suite {
-    pub const ALL: [Suite; 18] = [
+    pub const ALL: [Suite; 19] = [
         Suite::SpareCores,
         Suite::LinuxConfig,
         Suite::Boa,
@@ -213,6 +216,7 @@ impl Suite {
         Suite::Footprint,
         Suite::Tls,
         Suite::H2,
+        Suite::H2c,
         Suite::Logging,
         Suite::Quick,
         Suite::Smoke,
@@ -235,6 +239,7 @@ impl Suite {
             Suite::Footprint => "footprint",
             Suite::Tls => "tls",
             Suite::H2 => "h2",
+            Suite::H2c => "h2c",
             Suite::Logging => "logging",
             Suite::Quick => "quick",
             Suite::Smoke => "smoke",
@@ -256,6 +261,7 @@ impl Suite {
                 | Suite::Footprint
                 | Suite::Tls
                 | Suite::H2
+                | Suite::H2c
                 | Suite::Logging
         )
     }
@@ -278,6 +284,7 @@ impl Suite {
             Suite::Footprint => footprint,
             Suite::Tls => tls,
             Suite::H2 => h2,
+            Suite::H2c => h2c,
             Suite::Logging => logging,
             Suite::Quick => quick,
             Suite::Smoke => smoke,
@@ -685,6 +692,25 @@ fn tls(plan: &Plan) -> Vec<Cell> {
 /// one request at a time measures the round trip, not the server), and the
 /// memory of idle HTTP/2 connections.
 fn h2(plan: &Plan) -> Vec<Cell> {
+    let mut out = h2load_cells(Suite::H2, plan);
+    out.push(cell(
+        Suite::H2,
+        "i16",
+        "2000 idle".into(),
+        "/index.html",
+        Workload::Footprint { conns: 2000 },
+    ));
+    out
+}
+
+/// Issue 16 over cleartext: the same h2load matrix, prior knowledge.
+fn h2c(plan: &Plan) -> Vec<Cell> {
+    h2load_cells(Suite::H2c, plan)
+}
+
+/// h2load on 1 KiB and 64 KiB, c = 1/32/256 by m = 1/10/100 streams per
+/// connection (c=1 m=1 is the latency of one request, not a load).
+fn h2load_cells(suite: Suite, plan: &Plan) -> Vec<Cell> {
     let mut out = Vec::new();
     for (file, path) in [("1k", "/1k"), ("64k", "/64k")] {
         for conns in [1u32, 32, 256] {
@@ -693,7 +719,7 @@ fn h2(plan: &Plan) -> Vec<Cell> {
                     continue;
                 }
                 out.push(cell(
-                    Suite::H2,
+                    suite,
                     "i16",
                     format!("{file} c{conns} m{streams}"),
                     path,
@@ -708,13 +734,6 @@ fn h2(plan: &Plan) -> Vec<Cell> {
             }
         }
     }
-    out.push(cell(
-        Suite::H2,
-        "i16",
-        "2000 idle".into(),
-        "/index.html",
-        Workload::Footprint { conns: 2000 },
-    ));
     out
 }
 

@@ -785,6 +785,10 @@ impl Conn {
                 };
             }
         }
+        if self.phase == Phase::Idle {
+            // An idle HTTP/2 client learns why, and that nothing was lost.
+            self.farewell(cx);
+        }
         Next::Close(Closed::Timeout)
     }
 }

@@ -4,8 +4,9 @@
 //!
 //! Owns what is HTTP/2's alone on the server side: header blocks framed as
 //! HEADERS and CONTINUATION, bodies cut into DATA frames as the flow-control
-//! windows allow, and the order streams take turns in (round-robin: a
-//! stream whose window is shut is skipped, never waited on). Does not own
+//! windows allow, and the order streams take turns in: the most urgent
+//! first (RFC 9218 `priority: u=N`), round-robin among equals, and a
+//! stream whose window is shut is skipped, never waited on. Does not own
 //! sockets or timeouts ([`crate::conn`]) nor frames' meaning
 //! ([`tachyon_http::h2::conn`]).
 //!
@@ -51,6 +52,8 @@ pub struct H2 {
 /// A response body still to send on a stream.
 struct Outgoing {
     stream: u32,
+    /// RFC 9218 urgency, 0 (first) to 7.
+    urgency: u8,
     parts: VecDeque<Chunk>,
     /// Bytes left in `parts`.
     left: u64,
@@ -184,6 +187,7 @@ impl H2 {
         let body = write(reply, &exchange, &mut self.block);
         cx.observer.request(&head, &summary, client, started);
         let left: u64 = body.iter().map(Chunk::len).sum();
+        let urgency = self.fields.urgency();
         self.headers(stream, left == 0, cx.out);
         if left == 0 {
             self.conn.end_stream(stream);
@@ -191,6 +195,7 @@ impl H2 {
         } else {
             self.sending.push_back(Outgoing {
                 stream,
+                urgency,
                 parts: body,
                 left,
             });
@@ -221,21 +226,32 @@ impl H2 {
         }
     }
 
-    /// Writes control frames, then DATA frames round-robin as the windows
-    /// allow, until about `budget` bytes are queued in `out`. True when
-    /// more DATA could be written at once (the caller flushes and calls
-    /// again).
+    /// Writes control frames, then DATA frames as the windows allow, until
+    /// about `budget` bytes are queued in `out`: each pass serves, one
+    /// frame each in turn, the streams of the most urgent level that can
+    /// send. True when more DATA could be written at once (the caller
+    /// flushes and calls again).
     pub fn produce(&mut self, out: &mut Outbox, budget: u64) -> bool {
         self.take_control(out);
         let mut queued = out.pending_bytes();
         loop {
             let mut progressed = false;
+            let conn = &self.conn;
+            let Some(level) = self
+                .sending
+                .iter()
+                .filter(|o| conn.data_allowance(o.stream) > 0)
+                .map(|o| o.urgency)
+                .min()
+            else {
+                return false;
+            };
             for _ in 0..self.sending.len() {
                 let Some(mut o) = self.sending.pop_front() else {
                     break;
                 };
                 let allowance = self.conn.data_allowance(o.stream) as u64;
-                if allowance == 0 {
+                if allowance == 0 || o.urgency != level {
                     self.sending.push_back(o);
                     continue;
                 }

@@ -313,6 +313,7 @@ enum Slot {
     Accept,
     UserAgent,
     Referer,
+    Priority,
     ContentLength,
 }
 const SLOTS: usize = Slot::ContentLength as usize + 1;
@@ -335,6 +336,7 @@ impl Slot {
             b"accept" => Slot::Accept,
             b"user-agent" => Slot::UserAgent,
             b"referer" => Slot::Referer,
+            b"priority" => Slot::Priority,
             b"content-length" => Slot::ContentLength,
             _ => return None,
         })
@@ -344,7 +346,11 @@ impl Slot {
     fn is_list(self) -> bool {
         matches!(
             self,
-            Slot::IfNoneMatch | Slot::IfMatch | Slot::AcceptEncoding | Slot::Accept
+            Slot::IfNoneMatch
+                | Slot::IfMatch
+                | Slot::AcceptEncoding
+                | Slot::Accept
+                | Slot::Priority
         )
     }
 }
@@ -366,6 +372,29 @@ impl Fields {
     pub fn content_length(&self) -> Option<u64> {
         let v = self.get(Slot::ContentLength)?;
         std::str::from_utf8(v).ok()?.parse().ok()
+    }
+
+    /// The urgency the request asked for in its `priority` field (RFC 9218
+    /// §4.1: `u=0` most urgent to `u=7`, 3 when absent or not understood).
+    /// The last `u` of the dictionary wins; other members are ignored.
+    pub fn urgency(&self) -> u8 {
+        const DEFAULT: u8 = 3;
+        let Some(value) = self.get(Slot::Priority) else {
+            return DEFAULT;
+        };
+        value
+            .split(|&b| b == b',')
+            .filter_map(|member| {
+                let member = member.trim_ascii();
+                // A member's parameters follow ';' and do not change it.
+                let member = member.split(|&b| b == b';').next().unwrap_or_default();
+                match member {
+                    [b'u', b'=', digit @ b'0'..=b'7'] => Some(digit - b'0'),
+                    _ => None,
+                }
+            })
+            .last()
+            .unwrap_or(DEFAULT)
     }
 
     fn put(&mut self, slot: Slot, value: &[u8]) -> Result<(), DecodeError> {
@@ -749,6 +778,26 @@ mod tests {
             .unwrap();
         assert_eq!(fields.head().if_none_match, Some(&b"\"a\", \"b\""[..]));
         assert_eq!(fields.head().user_agent, Some(&b"x"[..]));
+    }
+
+    #[test]
+    fn urgency_is_read_from_the_priority_field() {
+        let urgency = |values: &[&'static str]| {
+            let mut f = BASE.to_vec();
+            f.extend(values.iter().map(|v| ("priority", *v)));
+            let mut fields = Fields::default();
+            Decoder::new(4096)
+                .decode(&request(&f), &LIMITS, &mut fields)
+                .unwrap();
+            fields.urgency()
+        };
+        assert_eq!(urgency(&[]), 3);
+        assert_eq!(urgency(&["u=0"]), 0);
+        assert_eq!(urgency(&["i, u=6"]), 6);
+        assert_eq!(urgency(&["u=1", "u=5"]), 5, "the last member wins");
+        assert_eq!(urgency(&["u=9"]), 3, "out of range");
+        assert_eq!(urgency(&["u=2;x=1"]), 2);
+        assert_eq!(urgency(&["urgent"]), 3);
     }
 
     #[test]

@@ -114,6 +114,7 @@ fn the_example_config_is_valid_and_print_config_round_trips() {
         "[[headers]]",
         "[[redirects]]",
         "watch = true",
+        "http2 = true",
     ] {
         assert!(printed.contains(key), "{key} missing from:\n{printed}");
     }

@@ -491,6 +491,76 @@ fn a_drain_sends_goaway_with_the_last_stream() {
     assert!(goaway, "no GOAWAY(NO_ERROR, last stream 3)");
 }
 
+/// RFC 9218: of two large responses requested together, the one asked
+/// for with `priority: u=0` is sent whole before the `u=6` one gets a
+/// frame; equal urgencies would share the connection round-robin.
+#[test]
+fn the_more_urgent_stream_is_sent_first() {
+    let site = TestSite::new();
+    site.file("a.txt", "a")
+        .file("late.bin", vec![b'l'; 300_000])
+        .file("soon.bin", vec![b's'; 300_000]);
+    let server = Server::start(&site.root, &[]);
+    let request = |path: &str, urgency: &str| {
+        let mut block = vec![0x82, 0x86, 0x04, path.len() as u8];
+        block.extend(path.as_bytes());
+        // Literal without indexing, new name (RFC 7541 §6.2.2).
+        block.extend([0x00, 8]);
+        block.extend(b"priority");
+        block.push(urgency.len() as u8);
+        block.extend(urgency.as_bytes());
+        block
+    };
+    let mut s = h2_connect(server.addr);
+    // Windows wide open, so only the order of turns decides.
+    let mut burst = frame(SETTINGS, 0, 0, &[0, 4, 0x3f, 0xff, 0xff, 0xff]);
+    burst.extend(frame(WINDOW_UPDATE, 0, 0, &0x3fff_0000u32.to_be_bytes()));
+    burst.extend(frame(
+        HEADERS,
+        END_HEADERS | END_STREAM,
+        1,
+        &request("/late.bin", "u=6"),
+    ));
+    burst.extend(frame(
+        HEADERS,
+        END_HEADERS | END_STREAM,
+        3,
+        &request("/soon.bin", "u=0"),
+    ));
+    s.write_all(&burst).unwrap();
+    let order = std::cell::RefCell::new(Vec::new());
+    let done = read_until(&mut s, |kind, stream, _| {
+        if kind == DATA {
+            order.borrow_mut().push(stream);
+        }
+        kind == DATA && stream == 1 && order.borrow().iter().filter(|&&s| s == 1).count() > 4
+    });
+    assert!(done);
+    let order = order.into_inner();
+    let first_late = order.iter().position(|&s| s == 1).unwrap();
+    let soon_frames = order.iter().filter(|&&s| s == 3).count();
+    assert!(soon_frames > 1, "{order:?}");
+    assert!(
+        order[first_late..].iter().all(|&s| s == 1),
+        "the u=6 stream got a frame before the u=0 one finished: {order:?}"
+    );
+}
+
+/// An idle HTTP/2 connection that times out is told so with
+/// GOAWAY(NO_ERROR) before the close.
+#[test]
+fn an_idle_timeout_sends_goaway() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &["--idle-timeout", "1s"]);
+    let mut s = h2_connect(server.addr);
+    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
+        .unwrap();
+    let started = Instant::now();
+    assert_eq!(goaway_code(&mut s), Some(0));
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
 #[test]
 fn a_stream_over_the_concurrency_limit_is_refused() {
     let site = TestSite::new();
