@@ -384,7 +384,8 @@ impl Fields {
         };
         value
             .split(|&b| b == b',')
-            .filter_map(|member| {
+            .rev()
+            .find_map(|member| {
                 let member = member.trim_ascii();
                 // A member's parameters follow ';' and do not change it.
                 let member = member.split(|&b| b == b';').next().unwrap_or_default();
@@ -393,7 +394,6 @@ impl Fields {
                     _ => None,
                 }
             })
-            .last()
             .unwrap_or(DEFAULT)
     }
 
