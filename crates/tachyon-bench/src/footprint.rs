@@ -52,7 +52,8 @@ fn hold(server: &Running, conns: u32, h2: bool, row: &mut Row) {
     let kind = match (server.tls, h2) {
         (true, true) => "HTTP/2 over TLS",
         (true, false) => "TLS",
-        (false, _) => "keep-alive",
+        (false, true) => "h2c (prior knowledge)",
+        (false, false) => "keep-alive",
     };
     row.client_command =
         format!("(built in) {conns} {kind} connections, one GET / each, held open");
@@ -65,6 +66,7 @@ fn hold(server: &Running, conns: u32, h2: bool, row: &mut Row) {
             let stream = TcpStream::connect_timeout(&server.addr(), Duration::from_secs(2))?;
             stream.set_read_timeout(Some(Duration::from_secs(5)))?;
             Ok(match &tls {
+                None if h2 => Box::new(one_h2_request(stream, false)?),
                 None => Box::new(one_request(stream)?),
                 Some(config) => {
                     let name = ServerName::try_from("127.0.0.1").map_err(std::io::Error::other)?;
@@ -72,7 +74,7 @@ fn hold(server: &Running, conns: u32, h2: bool, row: &mut Row) {
                         .map_err(std::io::Error::other)?;
                     let stream = StreamOwned::new(session, stream);
                     if h2 {
-                        Box::new(one_h2_request(stream)?)
+                        Box::new(one_h2_request(stream, true)?)
                     } else {
                         Box::new(one_request(stream)?)
                     }
@@ -115,11 +117,13 @@ fn one_request<S: Read + Write>(mut stream: S) -> std::io::Result<S> {
 /// Sends the HTTP/2 preface, an empty SETTINGS and one GET on stream 1,
 /// acknowledges the server's SETTINGS, and reads frames until the response
 /// HEADERS on stream 1 arrive.
-fn one_h2_request<S: Read + Write>(mut stream: S) -> std::io::Result<S> {
+fn one_h2_request<S: Read + Write>(mut stream: S, https: bool) -> std::io::Result<S> {
     // The header block, by hand (RFC 7541): :method GET (static 2),
-    // :scheme https (7), :path /index.html (5), then :authority (name 1)
-    // as a literal with incremental indexing, no Huffman.
-    let mut block = vec![0x82, 0x87, 0x85, 0x41, 9];
+    // :scheme https or http (7 or 6), :path /index.html (5), then
+    // :authority (name 1) as a literal with incremental indexing, no
+    // Huffman.
+    let scheme = if https { 0x87 } else { 0x86 };
+    let mut block = vec![0x82, scheme, 0x85, 0x41, 9];
     block.extend_from_slice(b"127.0.0.1");
     let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
     out.extend_from_slice(&frame_head(0, 4, 0, 0));

@@ -529,7 +529,7 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     }
     let load = match &cell.workload {
         Workload::Footprint { conns } => {
-            let h2 = cell.suite == Suite::H2;
+            let h2 = matches!(cell.suite, Suite::H2 | Suite::H2c);
             crate::footprint::measure(server, env, *conns, h2, &mut row);
             return row;
         }

@@ -693,19 +693,27 @@ fn tls(plan: &Plan) -> Vec<Cell> {
 /// memory of idle HTTP/2 connections.
 fn h2(plan: &Plan) -> Vec<Cell> {
     let mut out = h2load_cells(Suite::H2, plan);
-    out.push(cell(
-        Suite::H2,
+    out.push(h2_idle(Suite::H2));
+    out
+}
+
+/// Issue 16 over cleartext: the same h2load matrix, prior knowledge,
+/// and the idle footprint without TLS.
+fn h2c(plan: &Plan) -> Vec<Cell> {
+    let mut out = h2load_cells(Suite::H2c, plan);
+    out.push(h2_idle(Suite::H2c));
+    out
+}
+
+/// Memory per idle HTTP/2 connection: 2,000 held, one request each.
+fn h2_idle(suite: Suite) -> Cell {
+    cell(
+        suite,
         "i16",
         "2000 idle".into(),
         "/index.html",
         Workload::Footprint { conns: 2000 },
-    ));
-    out
-}
-
-/// Issue 16 over cleartext: the same h2load matrix, prior knowledge.
-fn h2c(plan: &Plan) -> Vec<Cell> {
-    h2load_cells(Suite::H2c, plan)
+    )
 }
 
 /// h2load on 1 KiB and 64 KiB, c = 1/32/256 by m = 1/10/100 streams per

@@ -53,6 +53,12 @@ pub const MAX_QUEUED_OUTPUT: u64 = 64 * 1024;
 /// (nginx's `sendfile_max_chunk` idea, applied to all output).
 const TURN_BUDGET: u64 = 1024 * 1024;
 
+/// DATA written per `writev` on an HTTP/2 connection (bodies by reference,
+/// so this is mostly not copied). 64 KiB, the HTTP/1.1 figure, cost 21.7
+/// µs of server CPU per 64 KiB response over h2c at -c32 -m100; 256 KiB
+/// cost 16.4 (fewer writes, fewer wake-ups of the reader); 1 MiB no less.
+const H2_BATCH: u64 = 256 * 1024;
+
 /// How long a closing connection keeps reading and discarding what the
 /// client still sends, so that its close is not a reset that destroys the
 /// response (RFC 9112 §9.6; nginx `lingering_timeout` is 5 s).
@@ -488,7 +494,7 @@ impl Conn {
         let rest = &data[used..];
         let mut sent = 0u64;
         loop {
-            let more = h2.produce(cx.out, MAX_QUEUED_OUTPUT);
+            let more = h2.produce(cx.out, H2_BATCH);
             if cx.out.is_empty() {
                 break;
             }

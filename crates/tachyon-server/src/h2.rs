@@ -39,12 +39,21 @@ use crate::reply::{decide, to_https, Reply, Summary};
 /// header; larger ones go out as their own iovec.
 const INLINE_DATA_MAX: usize = 4 * 1024;
 
+/// Bytes copied into the outbox (frame headers, small bodies) before
+/// `produce` stops, whatever its budget: what a connection whose socket
+/// is full keeps queued stays that of HTTP/1.1.
+const MAX_COPIED: usize = crate::conn::MAX_QUEUED_OUTPUT as usize;
+
 /// One connection's HTTP/2 state.
 pub struct H2 {
     conn: Connection,
     fields: Fields,
     /// Responses with body left, in the order they take turns.
     sending: VecDeque<Outgoing>,
+    /// How many of `sending` wait at each urgency: the most urgent level
+    /// is known without a scan of every stream's window (a scan per call
+    /// of `produce` was quadratic at 100 streams).
+    waiting: [u16; 8],
     /// One header block being encoded.
     block: Vec<u8>,
 }
@@ -92,6 +101,7 @@ impl H2 {
             conn: Connection::new(limits),
             fields: Fields::default(),
             sending: VecDeque::new(),
+            waiting: [0; 8],
             block: Vec::new(),
         })
     }
@@ -138,7 +148,16 @@ impl H2 {
                 Some(Event::Refused { stream, status }) => {
                     self.respond(stream, Some(status), cx, tls, client, started);
                 }
-                Some(Event::Reset { stream }) => self.sending.retain(|o| o.stream != stream),
+                Some(Event::Reset { stream }) => {
+                    let waiting = &mut self.waiting;
+                    self.sending.retain(|o| {
+                        let gone = o.stream == stream;
+                        if gone {
+                            waiting[o.urgency as usize] -= 1;
+                        }
+                        !gone
+                    });
+                }
             }
         }
     }
@@ -193,6 +212,7 @@ impl H2 {
             self.conn.end_stream(stream);
             self.take_control(cx.out);
         } else {
+            self.waiting[urgency as usize] += 1;
             self.sending.push_back(Outgoing {
                 stream,
                 urgency,
@@ -235,50 +255,82 @@ impl H2 {
         self.take_control(out);
         let mut queued = out.pending_bytes();
         loop {
-            let mut progressed = false;
-            let conn = &self.conn;
-            let Some(level) = self
-                .sending
-                .iter()
-                .filter(|o| conn.data_allowance(o.stream) > 0)
-                .map(|o| o.urgency)
-                .min()
-            else {
+            let Some(level) = self.waiting.iter().position(|&n| n > 0) else {
                 return false;
             };
-            for _ in 0..self.sending.len() {
-                let Some(mut o) = self.sending.pop_front() else {
-                    break;
+            let mut turn = self.pass(level as u8, out, &mut queued, budget);
+            if turn == Turn::Idle {
+                // Every stream of the most urgent level waits for its
+                // window: the less urgent may use the connection meanwhile.
+                let conn = &self.conn;
+                let Some(level) = self
+                    .sending
+                    .iter()
+                    .filter(|o| conn.data_allowance(o.stream) > 0)
+                    .map(|o| o.urgency)
+                    .min()
+                else {
+                    return false;
                 };
-                let allowance = self.conn.data_allowance(o.stream) as u64;
-                if allowance == 0 || o.urgency != level {
-                    self.sending.push_back(o);
-                    continue;
-                }
-                let len = allowance.min(o.left);
-                let last = len == o.left;
-                let flags = if last { flag::END_STREAM } else { 0 };
-                frame::write_head(out.buf(), len as usize, kind::DATA, flags, o.stream);
-                take(&mut o.parts, len, out);
-                o.left -= len;
-                self.conn.sent_data(o.stream, len as usize);
-                if last {
-                    self.conn.end_stream(o.stream);
-                    self.take_control(out);
-                } else {
-                    self.sending.push_back(o);
-                }
-                progressed = true;
-                queued += len + frame::HEADER_LEN as u64;
-                if queued >= budget {
-                    return !self.sending.is_empty();
-                }
+                turn = self.pass(level, out, &mut queued, budget);
             }
-            if !progressed {
-                return false;
+            match turn {
+                Turn::Full => return !self.sending.is_empty(),
+                Turn::Idle => return false,
+                Turn::Progressed => {}
             }
         }
     }
+
+    /// One DATA frame for each stream at urgency `level` that may send,
+    /// in turn, until `queued` reaches `budget`.
+    fn pass(&mut self, level: u8, out: &mut Outbox, queued: &mut u64, budget: u64) -> Turn {
+        let mut turn = Turn::Idle;
+        for _ in 0..self.sending.len() {
+            let Some(mut o) = self.sending.pop_front() else {
+                break;
+            };
+            let allowance = if o.urgency == level {
+                self.conn.data_allowance(o.stream) as u64
+            } else {
+                0
+            };
+            if allowance == 0 {
+                self.sending.push_back(o);
+                continue;
+            }
+            let len = allowance.min(o.left);
+            let last = len == o.left;
+            let flags = if last { flag::END_STREAM } else { 0 };
+            frame::write_head(out.buf(), len as usize, kind::DATA, flags, o.stream);
+            take(&mut o.parts, len, out);
+            o.left -= len;
+            self.conn.sent_data(o.stream, len as usize);
+            if last {
+                self.waiting[o.urgency as usize] -= 1;
+                self.conn.end_stream(o.stream);
+                self.take_control(out);
+            } else {
+                self.sending.push_back(o);
+            }
+            turn = Turn::Progressed;
+            *queued += len + frame::HEADER_LEN as u64;
+            if *queued >= budget || out.buf().len() >= MAX_COPIED {
+                return Turn::Full;
+            }
+        }
+        turn
+    }
+}
+
+/// What one pass of the DATA scheduler did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// No stream at the level could send.
+    Idle,
+    Progressed,
+    /// The budget is spent.
+    Full,
 }
 
 /// Moves the first `len` bytes of `parts` into `out`.

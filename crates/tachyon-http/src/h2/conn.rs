@@ -131,6 +131,11 @@ pub struct Connection {
     phase: Phase,
     limits: Limits,
     decoder: Decoder,
+    /// Open streams in the order of their ids (new ones are always
+    /// numbered higher: pushed at the end), so finding one is a binary
+    /// search: the DATA scheduler asks for every stream's window on each
+    /// turn, and a linear scan made that quadratic at 100 streams (10% of
+    /// the server's CPU on 64 KiB over h2c at -m100).
     streams: Vec<Stream>,
     /// Recently closed streams, and whether the client had finished them.
     closed: [(u32, bool); REMEMBERED],
@@ -229,7 +234,7 @@ impl Connection {
     /// How many DATA bytes may go out on `stream` now: both windows and
     /// the peer's frame size allow it.
     pub fn data_allowance(&self, stream: u32) -> usize {
-        let Some(s) = self.streams.iter().find(|s| s.id == stream) else {
+        let Some(s) = self.find(stream).map(|i| &self.streams[i]) else {
             return 0;
         };
         s.send_window
@@ -245,7 +250,7 @@ impl Connection {
     /// Records `n` DATA bytes sent on `stream`.
     pub fn sent_data(&mut self, stream: u32, n: usize) {
         self.send_window -= n as i64;
-        if let Some(s) = self.streams.iter_mut().find(|s| s.id == stream) {
+        if let Some(s) = self.find(stream).map(|i| &mut self.streams[i]) {
             s.send_window -= n as i64;
         }
     }
@@ -258,11 +263,11 @@ impl Connection {
     /// it): that would make such errors unobservable, and answered bodies
     /// are small enough to drain.
     pub fn end_stream(&mut self, stream: u32) {
-        let Some(i) = self.streams.iter().position(|s| s.id == stream) else {
+        let Some(i) = self.find(stream) else {
             return;
         };
         if self.streams[i].remote_done {
-            self.streams.swap_remove(i);
+            self.streams.remove(i);
             self.remember(stream, true);
         } else {
             self.streams[i].local_done = true;
@@ -274,9 +279,14 @@ impl Connection {
         let s = &self.streams[i];
         if s.local_done && s.remote_done {
             let id = s.id;
-            self.streams.swap_remove(i);
+            self.streams.remove(i);
             self.remember(id, true);
         }
+    }
+
+    /// The index of open stream `id`.
+    fn find(&self, id: u32) -> Option<usize> {
+        self.streams.binary_search_by_key(&id, |s| s.id).ok()
     }
 
     fn remember(&mut self, stream: u32, remote_done: bool) {
@@ -305,9 +315,9 @@ impl Connection {
     /// since a client can provoke these at will (MadeYouReset).
     fn reset(&mut self, stream: u32, reason: Reason) -> Result<Option<Event>, Reason> {
         frame::write_rst_stream(&mut self.output, stream, reason);
-        let event = match self.streams.iter().position(|s| s.id == stream) {
+        let event = match self.find(stream) {
             Some(i) => {
-                let s = self.streams.swap_remove(i);
+                let s = self.streams.remove(i);
                 self.remember(stream, true);
                 let _ = s;
                 Some(Event::Reset { stream })
@@ -523,7 +533,7 @@ impl Connection {
         if body.is_empty() && !head.has(flag::END_STREAM) {
             self.spend_control()?;
         }
-        let Some(i) = self.streams.iter().position(|s| s.id == head.stream) else {
+        let Some(i) = self.find(head.stream) else {
             return match self.was_closed(head.stream) {
                 // We ended a stream whose client was still sending: its
                 // frames in flight are expected (§5.1, "closed").
@@ -647,7 +657,7 @@ impl Connection {
             return Err(self.fail(Reason::CompressionError));
         }
         if stream <= self.last_stream {
-            return match self.streams.iter().position(|s| s.id == stream) {
+            return match self.find(stream) {
                 // Trailers: they must end the stream (§8.1).
                 Some(i) if !self.streams[i].remote_done => {
                     if !partial.end_stream {
@@ -716,10 +726,10 @@ impl Connection {
         if head.stream > self.last_stream {
             return Err(self.fail(Reason::ProtocolError));
         }
-        let Some(i) = self.streams.iter().position(|s| s.id == head.stream) else {
+        let Some(i) = self.find(head.stream) else {
             return self.spend_control().map(|()| None);
         };
-        self.streams.swap_remove(i);
+        self.streams.remove(i);
         self.remember(head.stream, true);
         self.spend_reset()?;
         Ok(Some(Event::Reset {
@@ -744,7 +754,7 @@ impl Connection {
             }
             return Ok(None);
         }
-        let Some(i) = self.streams.iter().position(|s| s.id == head.stream) else {
+        let Some(i) = self.find(head.stream) else {
             if head.stream > self.last_stream {
                 return Err(self.fail(Reason::ProtocolError));
             }
