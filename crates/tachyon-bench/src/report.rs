@@ -221,6 +221,23 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
         if suite == Suite::SpareCores {
             sparecores_extras(results, &in_suite, &mut section)?;
         }
+        if matches!(suite, Suite::H2 | Suite::H2c) {
+            // The goals are at -m100: one line per server over the
+            // connection counts, per file size.
+            let at_m100: Vec<&CellRows<'_>> = in_suite
+                .iter()
+                .copied()
+                .filter(|c| c.cell.ends_with(" m100"))
+                .collect();
+            series_by_size(
+                results,
+                &at_m100,
+                &format!("{suite}-m100"),
+                "requests per server CPU-second",
+                |r| r.req_per_server_cpu_s(),
+                &mut section,
+            )?;
+        }
         if suite == Suite::Efficiency {
             series_by_size(
                 results,
