@@ -316,27 +316,14 @@ fn h2_connect(addr: SocketAddr) -> TcpStream {
 
 /// Reads frames until a GOAWAY (its error code) or the end of the stream.
 fn goaway_code(s: &mut TcpStream) -> Option<u32> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 65536];
-    loop {
-        let mut pos = 0;
-        while buf.len() >= pos + 9 {
-            let len = u32::from_be_bytes([0, buf[pos], buf[pos + 1], buf[pos + 2]]) as usize;
-            if buf.len() < pos + 9 + len {
-                break;
-            }
-            if buf[pos + 3] == GOAWAY {
-                let p = &buf[pos + 9..pos + 9 + len];
-                return Some(u32::from_be_bytes([p[4], p[5], p[6], p[7]]));
-            }
-            pos += 9 + len;
+    let code = std::cell::Cell::new(None);
+    read_until(s, |kind, _, p| {
+        if kind == GOAWAY {
+            code.set(Some(u32::from_be_bytes([p[4], p[5], p[6], p[7]])));
         }
-        buf.drain(..pos);
-        match s.read(&mut chunk) {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    }
+        kind == GOAWAY
+    });
+    code.get()
 }
 
 /// Sends `attack` after the preface and expects GOAWAY ENHANCE_YOUR_CALM;
