@@ -369,16 +369,8 @@ fn ping_and_settings_floods_end_the_connection() {
     let site = TestSite::new();
     site.file("a.txt", "a");
     let server = Server::start(&site.root, &[]);
-    let mut pings = Vec::new();
-    for i in 0..20_000u64 {
-        pings.extend(frame(PING, 0, 0, &i.to_be_bytes()));
-    }
-    expect_calm(&server, &pings);
-    let mut settings = Vec::new();
-    for _ in 0..20_000 {
-        settings.extend(frame(SETTINGS, 0, 0, &[]));
-    }
-    expect_calm(&server, &settings);
+    expect_calm(&server, &frame(PING, 0, 0, &[7; 8]).repeat(20_000));
+    expect_calm(&server, &frame(SETTINGS, 0, 0, &[]).repeat(20_000));
 }
 
 /// Frames that carry no request, each kind alone: PRIORITY on an idle
@@ -388,22 +380,18 @@ fn priority_window_update_and_empty_data_floods_end_the_connection() {
     let site = TestSite::new();
     site.file("a.txt", "a");
     let server = Server::start(&site.root, &[]);
-    let mut priorities = Vec::new();
-    for _ in 0..5000 {
-        priorities.extend(frame(PRIORITY, 0, 3, &[0, 0, 0, 0, 16]));
-    }
-    expect_calm(&server, &priorities);
-    let mut updates = Vec::new();
-    for _ in 0..5000 {
-        updates.extend(frame(WINDOW_UPDATE, 0, 0, &1u32.to_be_bytes()));
-    }
-    expect_calm(&server, &updates);
+    expect_calm(
+        &server,
+        &frame(PRIORITY, 0, 3, &[0, 0, 0, 0, 16]).repeat(5000),
+    );
+    let update = frame(WINDOW_UPDATE, 0, 0, &1u32.to_be_bytes());
+    expect_calm(&server, &update.repeat(5000));
     // A request whose body never ends, then empty DATA frames on it.
-    let mut empties = frame(HEADERS, END_HEADERS, 1, &get_block());
-    for _ in 0..5000 {
-        empties.extend(frame(DATA, 0, 1, &[]));
-    }
-    expect_calm(&server, &empties);
+    let open = frame(HEADERS, END_HEADERS, 1, &get_block());
+    expect_calm(
+        &server,
+        &[open, frame(DATA, 0, 1, &[]).repeat(5000)].concat(),
+    );
 }
 
 /// MadeYouReset (CVE-2025-8671): streams the client makes us reset, here
