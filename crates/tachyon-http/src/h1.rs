@@ -11,13 +11,27 @@
 use crate::encoding::Coding;
 use crate::range::ByteRange;
 use crate::response::{
-    ErrorPage, Exchange, Field, Name, Persistence, Status, ALLOWED_METHODS, NOSNIFF,
-    RETRY_AFTER_SECS, SERVER,
+    self, ErrorPage, Exchange, Field, FieldWriter, Name, Persistence, Status, ALLOWED_METHODS,
+    NOSNIFF, RETRY_AFTER_SECS, SERVER,
 };
 
 /// A response head being written into an output buffer.
 pub struct Head<'b> {
     buf: &'b mut Vec<u8>,
+}
+
+impl FieldWriter for Head<'_> {
+    fn written(&self) -> usize {
+        self.buf.len()
+    }
+
+    fn write_field(&mut self, name: &Name, value: &[u8]) {
+        self.field(name, value);
+    }
+
+    fn write_content_length(&mut self, len: u64) {
+        self.content_length(len);
+    }
 }
 
 impl<'b> Head<'b> {
@@ -175,22 +189,17 @@ impl Prepared {
     /// coding and length.
     pub fn new(fields: &[Field], content_type: &str, coding: Option<Coding>, len: u64) -> Prepared {
         let mut buf = Vec::with_capacity(256);
-        let mut head = Head::start(&mut buf, Status::Ok);
-        let validators_start = head.buf.len();
-        for field in fields {
-            head.field(field.name(), field.value().as_bytes());
-        }
-        let validators_end = head.buf.len();
-        head.field(&Name::ContentType, content_type.as_bytes());
-        if let Some(coding) = coding {
-            head.field(&Name::ContentEncoding, coding.token().as_bytes());
-        }
-        let content_end = head.buf.len();
-        head.content_length(len);
+        let (validators, content) = response::representation(
+            &mut Head::start(&mut buf, Status::Ok),
+            fields,
+            content_type,
+            coding,
+            len,
+        );
         Prepared {
             bytes: buf.into_boxed_slice(),
-            validators: validators_start..validators_end,
-            content: validators_end..content_end,
+            validators,
+            content,
         }
     }
 

@@ -22,7 +22,8 @@ use crate::encoding::Coding;
 use crate::range::ByteRange;
 use crate::request::{BodyFraming, Method, RequestHead, Version};
 use crate::response::{
-    ErrorPage, Exchange, Field, Name, Status, ALLOWED_METHODS, NOSNIFF, RETRY_AFTER_SECS, SERVER,
+    self, ErrorPage, Exchange, Field, FieldWriter, Name, Status, ALLOWED_METHODS, NOSNIFF,
+    RETRY_AFTER_SECS, SERVER,
 };
 
 /// Static-table index of a name the server sends (RFC 7541 Appendix A).
@@ -94,6 +95,20 @@ fn string_parts(buf: &mut Vec<u8>, parts: &[&[u8]]) {
 /// HEADERS frame around it is the caller's).
 pub struct Block<'b> {
     buf: &'b mut Vec<u8>,
+}
+
+impl FieldWriter for Block<'_> {
+    fn written(&self) -> usize {
+        self.buf.len()
+    }
+
+    fn write_field(&mut self, name: &Name, value: &[u8]) {
+        self.field(name, value);
+    }
+
+    fn write_content_length(&mut self, len: u64) {
+        self.content_length(len);
+    }
 }
 
 impl<'b> Block<'b> {
@@ -211,22 +226,17 @@ pub struct Prepared {
 impl Prepared {
     pub fn new(fields: &[Field], content_type: &str, coding: Option<Coding>, len: u64) -> Prepared {
         let mut buf = Vec::with_capacity(192);
-        let mut block = Block::start(&mut buf, Status::Ok);
-        let validators_start = block.buf.len();
-        for field in fields {
-            block.field(field.name(), field.value().as_bytes());
-        }
-        let validators_end = block.buf.len();
-        block.field(&Name::ContentType, content_type.as_bytes());
-        if let Some(coding) = coding {
-            block.field(&Name::ContentEncoding, coding.token().as_bytes());
-        }
-        let content_end = block.buf.len();
-        block.content_length(len);
+        let (validators, content) = response::representation(
+            &mut Block::start(&mut buf, Status::Ok),
+            fields,
+            content_type,
+            coding,
+            len,
+        );
         Prepared {
             bytes: buf.into_boxed_slice(),
-            validators: validators_start..validators_end,
-            content: validators_end..content_end,
+            validators,
+            content,
         }
     }
 
