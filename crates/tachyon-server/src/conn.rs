@@ -512,8 +512,7 @@ impl Conn {
                         // Fair to the worker's other connections: come
                         // back for the next frames.
                         self.input = rest.to_vec();
-                        self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
-                        self.phase = Phase::Sending;
+                        self.start_sending(cx);
                         return Some(Next::Resume);
                     }
                 }
@@ -522,8 +521,7 @@ impl Conn {
                         return Some(Next::Close(Closed::Backlog));
                     }
                     self.input = rest.to_vec();
-                    self.phase = Phase::Sending;
-                    self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
+                    self.start_sending(cx);
                     return Some(match state {
                         Flushed::Paused => Next::Resume,
                         _ => Next::Keep,
@@ -542,8 +540,7 @@ impl Conn {
             self.input = Vec::new();
             if stalled {
                 if sent > 0 || self.phase != Phase::Sending {
-                    self.phase = Phase::Sending;
-                    self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
+                    self.start_sending(cx);
                 }
             } else {
                 self.become_idle(cx);
@@ -577,6 +574,8 @@ impl Conn {
             linger: false,
             upgrade: false,
         };
+        // A plain listener that also speaks HTTP/2 with prior knowledge.
+        let h2c = cx.limits.h2.is_some() && self.session.is_none();
         while batch.consumed < data.len() {
             let rest = &data[batch.consumed..];
             if self.discard > 0 {
@@ -594,11 +593,7 @@ impl Conn {
                 Ok(Parsed::Partial) => break,
                 // "PRI * HTTP/2.0" fails as a version: the check costs
                 // HTTP/1.1 requests nothing.
-                Err(ParseError::Version)
-                    if cx.limits.h2.is_some()
-                        && self.session.is_none()
-                        && rest.starts_with(&PREFACE[..16]) =>
-                {
+                Err(ParseError::Version) if h2c && rest.starts_with(&PREFACE[..16]) => {
                     batch.upgrade = true;
                     break;
                 }
@@ -607,11 +602,7 @@ impl Conn {
                 // with a broken preface, which must see the connection
                 // closed (RFC 9113 §3.4), not an HTTP/1.1 answer it would
                 // misread as frames. With --no-h2 it gets its 505.
-                Err(ParseError::Version)
-                    if cx.limits.h2.is_some()
-                        && self.session.is_none()
-                        && !names_http_version(first_line(rest)) =>
-                {
+                Err(ParseError::Version) if h2c && !names_http_version(first_line(rest)) => {
                     batch.close = true;
                     batch.linger = true;
                     break;
@@ -698,6 +689,12 @@ impl Conn {
         *cx.queued_output -= self.charged;
         self.charged = 0;
         self.pending = None;
+    }
+
+    /// Output waits for the client: the send timeout runs from now.
+    fn start_sending(&mut self, cx: &Turn<'_, '_>) {
+        self.phase = Phase::Sending;
+        self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
     }
 
     fn become_idle(&mut self, cx: &Turn<'_, '_>) {
@@ -816,14 +813,14 @@ fn client(peer: Option<SocketAddr>, session: &Option<Box<Session>>) -> Client<'_
     }
 }
 
-/// The first line of what a client sent (for the log of a request that
-/// could not be parsed), at most 1 KiB of it.
 /// Whether a request line's last word starts `HTTP/`.
 fn names_http_version(line: &[u8]) -> bool {
     let version = line.rsplit(|&b| b == b' ').next().unwrap_or_default();
     version.starts_with(b"HTTP/")
 }
 
+/// The first line of what a client sent (for the log of a request that
+/// could not be parsed), at most 1 KiB of it.
 fn first_line(input: &[u8]) -> &[u8] {
     let input = &input[..input.len().min(1024)];
     let end = memchr::memchr2(b'\r', b'\n', input).unwrap_or(input.len());
