@@ -52,8 +52,8 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
         root.display()
     );
     println!();
-    println!("| compression | round | ready after | every variant served after | reload (SIGHUP, one file edited) | RSS when ready | peak RSS | tachyon's summary |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| compression | round | ready after | gzip for every file after | every variant served after | reload (SIGHUP, one file edited) | RSS when ready | peak RSS | tachyon's summary |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
     let cache = opts.out.join("cache");
     for round in 1..=opts.rounds {
@@ -63,9 +63,13 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
             }
             let start = start_once(&tachyon, &root, mode, &cache)?;
             println!(
-                "| {} | {round} | {:.2} s | {} | {:.2} s | {:.0} MiB | {:.0} MiB | {}; {} |",
+                "| {} | {round} | {:.2} s | {} | {} | {:.2} s | {:.0} MiB | {:.0} MiB | {}; {} |",
                 mode.label(),
                 start.ready_s,
+                start
+                    .gzip_s
+                    .or(start.variants_s)
+                    .map_or("at once".into(), |s| format!("{s:.2} s")),
                 start
                     .variants_s
                     .map_or("at once".into(), |s| format!("{s:.2} s")),
@@ -80,6 +84,7 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
                 "compression": mode != Mode::Off,
                 "mode": mode.label(),
                 "ready_s": start.ready_s,
+                "gzip_s": start.gzip_s,
                 "variants_s": start.variants_s,
                 "reload_s": start.reload_s,
                 "rss_bytes": start.rss,
@@ -127,7 +132,9 @@ impl Mode {
 
 struct Start {
     ready_s: f64,
-    /// When the variants were built after serving began: until they were.
+    /// When the variants were built after serving began: until every
+    /// file's gzip was swapped in (they come first), and until all were.
+    gzip_s: Option<f64>,
     variants_s: Option<f64>,
     /// From SIGHUP, after editing one page, to the new generation's summary.
     reload_s: f64,
@@ -178,10 +185,13 @@ fn start_once(tachyon: &Path, root: &Path, mode: Mode, cache: &Path) -> anyhow::
         }
     }
     let rss = proc::rss_bytes(pid);
-    let mut variants_s = None;
+    let (mut gzip_s, mut variants_s) = (None, None);
     if later {
         for line in lines.by_ref() {
             let line = line?;
+            if gzip_s.is_none() && gzip_done(&line) {
+                gzip_s = Some(started.elapsed().as_secs_f64());
+            }
             if let Some(rest) = line.strip_prefix("compressed: ") {
                 compressed = rest.to_string();
             } else if line.starts_with("reloaded (") {
@@ -217,6 +227,7 @@ fn start_once(tachyon: &Path, root: &Path, mode: Mode, cache: &Path) -> anyhow::
     let _ = child.wait();
     Ok(Start {
         ready_s,
+        gzip_s,
         variants_s,
         reload_s,
         rss,
@@ -224,6 +235,17 @@ fn start_once(tachyon: &Path, root: &Path, mode: Mode, cache: &Path) -> anyhow::
         loaded,
         compressed,
     })
+}
+
+/// Whether a line says every file's gzip variant is served:
+/// "variants swapped in (gzip 5500 of 5500, zstd 0 of 5500, …)".
+fn gzip_done(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("variants swapped in (gzip ") else {
+        return false;
+    };
+    let mut counts = rest.split([' ', ',']);
+    let (built, of, total) = (counts.next(), counts.next(), counts.next());
+    of == Some("of") && built.is_some() && built == total
 }
 
 /// Writes `files` files totalling about `bytes` under `root`, 100 per
@@ -267,4 +289,22 @@ fn generate(root: &Path, files: usize, bytes: u64) -> anyhow::Result<(usize, u64
         }
     }
     Ok((written, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gzip_done;
+
+    #[test]
+    fn gzip_is_done_when_every_file_has_it() {
+        assert!(gzip_done(
+            "variants swapped in (gzip 5500 of 5500, zstd 0 of 5500, br 0 of 5500): generation 2"
+        ));
+        assert!(!gzip_done(
+            "variants swapped in (gzip 640 of 5500, zstd 0 of 5500, br 0 of 5500): generation 2"
+        ));
+        assert!(!gzip_done(
+            "reloaded (variants built in the background): generation 9"
+        ));
+    }
 }

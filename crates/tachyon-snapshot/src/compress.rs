@@ -13,6 +13,7 @@ use bytes::Bytes;
 use tachyon_http::encoding::Coding;
 
 use crate::cache_dir::CacheDir;
+use crate::disk::DiskBody;
 
 /// Which codings to offer and for which files.
 #[derive(Debug, Clone)]
@@ -107,6 +108,45 @@ pub fn encode(coding: Coding, data: &[u8]) -> Option<Vec<u8>> {
     (out.len() as u64 * 10 <= data.len() as u64 * 9).then_some(out)
 }
 
+/// One variant a deferred build left to build later: which coding of
+/// which bytes. Building it puts it in the root's [`EncodeCache`], where the
+/// next build (deferred or not) finds it.
+#[derive(Debug, Clone)]
+pub struct PendingVariant {
+    coding: Coding,
+    data: Bytes,
+    hash: u128,
+}
+
+impl PendingVariant {
+    pub(crate) fn new(coding: Coding, data: &Bytes, hash: u128) -> PendingVariant {
+        PendingVariant {
+            coding,
+            data: data.clone(),
+            hash,
+        }
+    }
+
+    pub fn coding(&self) -> Coding {
+        self.coding
+    }
+
+    /// The identity's length, in bytes.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Encodes it into `cache` (the cache of the root it came from), unless
+    /// it is known there already.
+    pub fn build(&self, cache: &EncodeCache) {
+        cache.encode(self.coding, &self.data, self.hash);
+    }
+}
+
 /// Encodings from earlier generations, by the identity's content hash and
 /// length, so a reload compresses only what changed: brotli at quality 11
 /// makes a full build of a 10,000-file site take over a minute of both
@@ -125,6 +165,14 @@ struct Generations {
     /// (coding, hash, length) → the encoding (None: not worth it) and the
     /// last generation that used it.
     entries: HashMap<(Coding, u128, u64), (Option<Bytes>, u64)>,
+    /// Identity bodies by (hash, length), so a generation shares the bytes
+    /// of every unchanged file with the one before instead of holding a
+    /// second copy: a reload of a 200 MiB site then needs 200 MiB more only
+    /// for a moment per file, not for the whole build.
+    bodies: HashMap<(u128, u64), (Bytes, u64)>,
+    /// Sealed copies by (hash, length, modification time), shared the same
+    /// way (a sealed body carries its modification time).
+    sealed: HashMap<(u128, u64, u64), (Arc<DiskBody>, u64)>,
 }
 
 impl EncodeCache {
@@ -181,12 +229,52 @@ impl EncodeCache {
         bytes
     }
 
-    /// Ends a build: forgets encodings the new generation does not use.
+    /// The identity body with these bytes that an earlier generation holds
+    /// (dropping `data`), or `data`, remembered for the next one.
+    pub(crate) fn share_body(&self, data: Bytes, hash: u128) -> Bytes {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = inner.generation;
+        let (body, used) = inner
+            .bodies
+            .entry((hash, data.len() as u64))
+            .or_insert((data, generation));
+        *used = generation;
+        body.clone()
+    }
+
+    /// The sealed copy of these bytes an earlier generation holds, or the
+    /// one `seal` makes, remembered for the next one.
+    pub(crate) fn share_sealed(
+        &self,
+        key: (u128, u64, u64),
+        seal: impl FnOnce() -> std::io::Result<DiskBody>,
+    ) -> std::io::Result<Arc<DiskBody>> {
+        {
+            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let generation = inner.generation;
+            if let Some((body, used)) = inner.sealed.get_mut(&key) {
+                *used = generation;
+                return Ok(Arc::clone(body));
+            }
+        }
+        // Copy outside the lock: other files seal in parallel.
+        let body = Arc::new(seal()?);
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = inner.generation;
+        let (body, used) = inner.sealed.entry(key).or_insert((body, generation));
+        *used = generation;
+        Ok(Arc::clone(body))
+    }
+
+    /// Ends a build: forgets encodings and bodies the new generation does
+    /// not use.
     pub(crate) fn finish(&self) {
         {
             let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
             let generation = inner.generation;
             inner.entries.retain(|_, (_, used)| *used == generation);
+            inner.bodies.retain(|_, (_, used)| *used == generation);
+            inner.sealed.retain(|_, (_, used)| *used == generation);
         }
         if let Some(disk) = &self.disk {
             disk.trim();

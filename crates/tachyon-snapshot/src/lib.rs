@@ -19,7 +19,7 @@ mod mime;
 mod rules;
 
 pub use cache_dir::CacheDir;
-pub use compress::{Compression, EncodeCache};
+pub use compress::{Compression, EncodeCache, PendingVariant};
 pub use disk::DiskBody;
 pub use entry::{Body, Encoded, Entry, Representation};
 pub use load::{LoadError, LoadOptions, LoadStats, Progress, SkipReason, Skipped};
@@ -28,7 +28,7 @@ pub use rules::{HeaderRule, RedirectRule, RuleError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Site paths (decoded, normalized, see `tachyon_http::target`) to entries.
 pub struct Snapshot {
@@ -39,6 +39,8 @@ pub struct Snapshot {
     not_found: Option<Arc<Representation>>,
     /// Set by a send that found a disk-served file changed since load.
     changed: Arc<AtomicBool>,
+    /// What a deferred build left to build, until taken.
+    pending: Mutex<Vec<PendingVariant>>,
 }
 
 impl Snapshot {
@@ -84,6 +86,15 @@ impl Snapshot {
     /// matching its load-time stamp: time to build a new generation.
     pub fn has_changed_files(&self) -> bool {
         self.changed.load(Ordering::Relaxed)
+    }
+
+    /// The variants a deferred build (`Compression::deferred`) left to
+    /// build, handed over once: whoever takes them builds them into this
+    /// root's cache, and a later build picks them up. Holding them keeps
+    /// their identity bodies alive, so a build nobody takes them from
+    /// should take and drop them.
+    pub fn take_pending(&self) -> Vec<PendingVariant> {
+        std::mem::take(&mut self.pending.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// What loading found and how long it took.

@@ -12,7 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
@@ -24,7 +24,7 @@ use tachyon_http::h2::hpack;
 use tachyon_http::response::{Field, Name};
 use tachyon_http::Status;
 
-use crate::compress::{self, Compression, EncodeCache};
+use crate::compress::{self, Compression, EncodeCache, PendingVariant};
 use crate::disk::{self, DiskBody, OpenError};
 use crate::entry::{Body, Encoded, Entry, Representation};
 use crate::listing::{self, Child};
@@ -302,7 +302,7 @@ fn load_generation(
     let raws: Vec<Raw> = walked
         .found
         .par_iter()
-        .map(|f| read(&root_dir, &root, f, options, &changed))
+        .map(|f| read(&root_dir, &root, f, options, &changed, cache))
         .collect::<Result<_, _>>()?;
     let by_key: HashMap<&[u8], &Raw> = walked
         .found
@@ -319,7 +319,7 @@ fn load_generation(
     let tally = Tally {
         budget: AtomicU64::new(options.max_memory.saturating_sub(identity_bytes)),
         over_budget: AtomicUsize::new(0),
-        pending: AtomicUsize::new(0),
+        pending: Mutex::new(Vec::new()),
     };
     let files: Vec<Representation> = walked
         .found
@@ -332,10 +332,14 @@ fn load_generation(
         })
         .collect();
 
+    let pending = tally
+        .pending
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
     let mut stats = LoadStats {
         directories: walked.directories.len(),
         encodings_over_budget: tally.over_budget.into_inner(),
-        variants_pending: tally.pending.into_inner(),
+        variants_pending: pending.len(),
         ..LoadStats::default()
     };
     let mut entries: HashMap<Box<[u8]>, Entry, _> = HashMap::default();
@@ -376,6 +380,7 @@ fn load_generation(
         fallback,
         not_found,
         changed,
+        pending: Mutex::new(pending),
     })
 }
 
@@ -566,6 +571,7 @@ fn read(
     f: &Found,
     options: &LoadOptions,
     changed: &Arc<AtomicBool>,
+    cache: &EncodeCache,
 ) -> Result<Raw, LoadError> {
     let settle = options.settle;
     let real = f.real.as_deref().unwrap_or(&f.path);
@@ -627,6 +633,11 @@ fn read(
         }
         let mut raw = raw(data);
         raw.modified = modified;
+        // A large body is shared as its sealed copy (`seal_large`); its
+        // heap bytes live only while its variants are built.
+        if let (Body::Memory(data), true) = (&raw.body, raw.len < SEAL_FROM) {
+            raw.body = Body::Memory(cache.share_body(data.clone(), raw.hash));
+        }
         return Ok(raw);
     }
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
@@ -662,7 +673,7 @@ struct Tally {
     budget: AtomicU64,
     over_budget: AtomicUsize,
     /// Encodings a deferred build left for later.
-    pending: AtomicUsize,
+    pending: Mutex<Vec<PendingVariant>>,
 }
 
 /// Builds one file's representations: its identity, the precompressed
@@ -715,7 +726,10 @@ fn represent_file(
                     Some(known) => known,
                     None => {
                         deferred = true;
-                        pending.fetch_add(1, Ordering::Relaxed);
+                        pending
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push(PendingVariant::new(coding, data, identity.hash));
                         continue;
                     }
                 }
@@ -742,7 +756,7 @@ fn represent_file(
             }
         }
     }
-    assemble(seal_large(identity.clone()), encoded, deferred, &meta)
+    assemble(seal_large(identity.clone(), cache), encoded, deferred, &meta)
 }
 
 /// Heap bodies from this size on move into a sealed memfd, so they go out
@@ -752,16 +766,17 @@ const SEAL_FROM: u64 = 256 * 1024;
 
 /// The identity body, sealed when it is large (variants stay on the heap:
 /// they are smaller, and a range of one is rare).
-fn seal_large(raw: Raw) -> Raw {
+fn seal_large(raw: Raw, cache: &EncodeCache) -> Raw {
     let Body::Memory(data) = &raw.body else {
         return raw;
     };
     if raw.len < SEAL_FROM {
         return raw;
     }
-    match DiskBody::sealed(data, raw.modified) {
+    let key = (raw.hash, raw.len, raw.modified);
+    match cache.share_sealed(key, || DiskBody::sealed(data, raw.modified)) {
         Ok(body) => Raw {
-            body: Body::Disk(Arc::new(body)),
+            body: Body::Disk(body),
             ..raw
         },
         // No memfd (out of descriptors, or a kernel without it): the heap

@@ -3,6 +3,7 @@
 //! HTTP lives in the library crates.
 
 mod activation;
+mod background;
 mod certs;
 mod reload;
 mod sandbox;
@@ -22,7 +23,7 @@ use tachyon_server::access::LogWriter;
 use tachyon_server::admin::{Admin, Reloads};
 use tachyon_server::stats::Board;
 use tachyon_server::{Endpoint, Generation, Https, Live, Observe, Scheme, Shutdown};
-use tachyon_snapshot::{CacheDir, EncodeCache, LoadOptions, Progress, Snapshot};
+use tachyon_snapshot::{CacheDir, EncodeCache, LoadOptions, PendingVariant, Progress, Snapshot};
 
 use crate::certs::Tls;
 use crate::reload::{Reloader, Watch};
@@ -133,7 +134,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         Some(tls) => Some(Arc::new(Tls::start(tls, settings.quiet)?)),
         None => None,
     };
-    let (mut generation, compress_later) = first_generation(&settings, &caches)?;
+    let (mut generation, pending) = first_generation(&settings, &caches)?;
     if let Some(tls) = &tls {
         generation = generation.with_tls(tls.config(&settings)?);
     }
@@ -249,14 +250,16 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     let quiet = settings.quiet;
     let reopen = log.as_ref().map(LogWriter::reopener);
     let reloader = Reloader::new(live, settings, caches, tls, reloads);
+    // Before the watcher starts: a change while the variants are built in
+    // the background must not build them a second time.
+    if !pending.is_empty() {
+        background::compress(Arc::clone(&reloader), pending);
+    }
     reloader.watch(watch);
     // Listeners are open and workers serve: the process we replace, or
     // else systemd's Type=notify, waits for this.
     if !upgrade::tell_predecessor() {
         notify(&[sd_notify::NotifyState::Ready]);
-    }
-    if compress_later {
-        compress_in_background(Arc::clone(&reloader));
     }
     let upgrading = Arc::new(AtomicBool::new(false));
     let signal_thread = std::thread::spawn(move || {
@@ -482,18 +485,19 @@ const COMPRESS_BEFORE_SERVING_MAX: u64 = 8 << 20;
 
 /// The generation to start serving: identity bodies (and precompressed
 /// siblings) at once, with the built variants too when the site is small;
-/// `true` when the variants are still to be built (in the background).
+/// and the variants still to be built (in the background), with the index
+/// of the root each belongs to.
 fn first_generation(
     settings: &Settings,
     caches: &[EncodeCache],
-) -> anyhow::Result<(Generation, bool)> {
+) -> anyhow::Result<(Generation, Vec<(usize, PendingVariant)>)> {
     let compresses = !settings.load.compression.codings.is_empty()
         || settings
             .hosts
             .iter()
             .any(|h| !h.load.compression.codings.is_empty());
     if !compresses {
-        return Ok((load_generation(settings, caches)?, false));
+        return Ok((load_generation(settings, caches)?, Vec::new()));
     }
     let mut quick = settings.clone();
     quick.quiet = true;
@@ -510,42 +514,24 @@ fn first_generation(
         if !settings.quiet {
             snapshots().for_each(summarize);
         }
-        return Ok((identity, false));
+        return Ok((identity, Vec::new()));
     }
     let in_memory: u64 = snapshots().map(|s| s.stats().bytes_in_memory).sum();
     if in_memory <= COMPRESS_BEFORE_SERVING_MAX {
-        return Ok((load_generation(settings, caches)?, false));
+        return Ok((load_generation(settings, caches)?, Vec::new()));
     }
     if !settings.quiet {
         snapshots().for_each(summarize);
         say(&format!(
-            "serving before compressing: {:.1} MiB to compress in the background; the variants are swapped in once built",
+            "serving before compressing: {:.1} MiB to compress in the background; gzip first, the variants are swapped in as they are built",
             in_memory as f64 / 1_048_576.0
         ));
     }
-    Ok((identity, true))
-}
-
-/// Builds the variants on threads at low priority (nice 10), so the
-/// workers keep the cores they need, and swaps them in as a new generation
-/// (each representation with its own ETag and length, `Vary` throughout).
-fn compress_in_background(reloader: Arc<Reloader>) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .thread_name(|i| format!("tachyon-compress-{i}"))
-        .start_handler(|_| {
-            // Linux applies PRIO_PROCESS to the calling thread alone.
-            let _ = rustix::process::setpriority_process(None, 10);
-        })
-        .build();
-    let spawned = std::thread::Builder::new()
-        .name("tachyon-compress".into())
-        .spawn(move || match pool {
-            Ok(pool) => pool.install(|| reloader.reload("variants built in the background")),
-            Err(_) => reloader.reload("variants built in the background"),
-        });
-    if let Err(err) = spawned {
-        warn(&format!("not compressing in the background: {err}"));
-    }
+    let pending = snapshots()
+        .enumerate()
+        .flat_map(|(root, s)| s.take_pending().into_iter().map(move |p| (root, p)))
+        .collect();
+    Ok((identity, pending))
 }
 
 /// Builds one generation: the default site, then each virtual host, with

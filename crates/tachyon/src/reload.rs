@@ -8,13 +8,14 @@
 //! old generation in place and says why.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tachyon_server::admin::Reloads;
 
 use notify::{RecursiveMode, Watcher};
-use tachyon_server::Live;
+use tachyon_server::{Generation, Live};
 use tachyon_snapshot::EncodeCache;
 
 use tachyon::config::Settings;
@@ -41,6 +42,10 @@ pub struct Reloader {
     tls: Option<Arc<Tls>>,
     /// Every attempt's outcome, for `/metrics` and `/status`.
     reloads: Arc<Reloads>,
+    /// While the background build of a site's variants runs, builds take
+    /// the variants already known and leave the rest to it (compressing
+    /// them here too would do its work twice, on a thread not niced).
+    compressing: AtomicBool,
     building: Mutex<()>,
 }
 
@@ -58,8 +63,72 @@ impl Reloader {
             caches,
             tls,
             reloads,
+            compressing: AtomicBool::new(false),
             building: Mutex::new(()),
         })
+    }
+
+    /// The encoding cache of root `i` (0 the default site's, then each
+    /// virtual host's).
+    pub fn cache(&self, i: usize) -> &EncodeCache {
+        &self.caches[i]
+    }
+
+    /// Whether the variants are being built in the background.
+    pub fn set_compressing(&self, on: bool) {
+        self.compressing.store(on, Ordering::Release);
+    }
+
+    /// Publishes a generation with every variant built so far, quietly but
+    /// for one line naming `progress`; the variants still pending are left
+    /// to the background build. A failure is logged and changes nothing.
+    pub fn publish_known(&self, progress: &str) {
+        let _one_at_a_time = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        let mut settings = self.settings.clone();
+        settings.quiet = true;
+        match self.build(&settings, true) {
+            Ok(generation) => {
+                self.live.publish(generation);
+                self.reloads.succeeded();
+                if !self.settings.quiet {
+                    crate::say(&format!(
+                        "variants swapped in ({progress}): generation {}",
+                        self.live.number()
+                    ));
+                }
+            }
+            Err(err) => {
+                self.reloads.failed(&format!("{err:#}"));
+                crate::warn(&format!(
+                    "swapping in the variants built so far failed, still serving the previous snapshot: {err:#}"
+                ));
+            }
+        }
+    }
+
+    /// One generation from the files as they are now: with every variant
+    /// (built here when not known), or with the known ones only. The
+    /// certificates are read again; a generation that leaves variants
+    /// pending drops its list (the background build has its own).
+    fn build(&self, settings: &Settings, known_only: bool) -> anyhow::Result<Generation> {
+        let mut settings = std::borrow::Cow::Borrowed(settings);
+        if known_only {
+            let deferred = settings.to_mut();
+            deferred.load.compression.deferred = true;
+            for host in &mut deferred.hosts {
+                host.load.compression.deferred = true;
+            }
+        }
+        let mut generation = crate::load_generation(&settings, &self.caches)?;
+        for snapshot in
+            std::iter::once(generation.default_snapshot()).chain(generation.virtual_snapshots())
+        {
+            drop(snapshot.take_pending());
+        }
+        if let Some(config) = self.tls.as_deref().and_then(|tls| self.certificates(tls)) {
+            generation = generation.with_tls(config);
+        }
+        Ok(generation)
     }
 
     /// Builds a new snapshot and swaps it in; on failure the old one stays.
@@ -73,11 +142,9 @@ impl Reloader {
         if !self.settings.quiet {
             crate::say(&format!("reloading ({why})"));
         }
-        match crate::load_generation(&self.settings, &self.caches) {
-            Ok(mut generation) => {
-                if let Some(config) = self.tls.as_deref().and_then(|tls| self.certificates(tls)) {
-                    generation = generation.with_tls(config);
-                }
+        let known_only = self.compressing.load(Ordering::Acquire);
+        match self.build(&self.settings, known_only) {
+            Ok(generation) => {
                 self.live.publish(generation);
                 self.reloads.succeeded();
                 if !self.settings.quiet {

@@ -271,6 +271,19 @@ fn a_large_site_is_served_at_once_and_gains_its_variants_in_the_background() {
     assert_eq!(first.body.len(), 128 * 1024);
     assert_eq!(first.header("vary"), Some("Accept-Encoding"));
     assert!(ready < std::time::Duration::from_secs(5), "{ready:?}");
+    // gzip is built first and swapped in before the denser codings: a
+    // client that takes gzip gets it long before the build ends.
+    server
+        .wait_for_line(
+            "variants swapped in (gzip 72 of 72, zstd ",
+            std::time::Duration::from_secs(60),
+        )
+        .expect("the gzip variants are swapped in on their own");
+    let gzip = c.get("/js/app00.js", "Accept-Encoding: gzip\r\n");
+    assert_eq!(gzip.header("content-encoding"), Some("gzip"));
+    assert_eq!(gzip.header("vary"), Some("Accept-Encoding"));
+    assert_ne!(gzip.header("etag"), first.header("etag"));
+    assert_eq!(decode("gzip", &gzip.body), first.body);
     server
         .wait_for_line(
             "reloaded (variants built in the background)",
