@@ -59,6 +59,13 @@ const TURN_BUDGET: u64 = 1024 * 1024;
 /// cost 16.4 (fewer writes, fewer wake-ups of the reader); 1 MiB no less.
 const H2_BATCH: u64 = 256 * 1024;
 
+/// Output left to send from which a connection asks for a worker's slot
+/// with the raised unsent-bytes bound (`sys::BOOSTED_LOWAT`): below it,
+/// the wake-ups the bound saves are few.
+const BOOST_FROM: u64 = 1024 * 1024;
+/// And what it must have taken in one wake-up to show it reads.
+const BOOST_PROOF: u64 = 256 * 1024;
+
 /// How long a closing connection keeps reading and discarding what the
 /// client still sends, so that its close is not a reset that destroys the
 /// response (RFC 9112 §9.6; nginx `lingering_timeout` is 5 s).
@@ -110,6 +117,9 @@ pub struct Conn {
     lingered: u64,
     /// On the worker's list of connections to resume without an event.
     pub resuming: bool,
+    /// Holds one of the worker's slots for a raised unsent-bytes bound
+    /// (`sys::BOOSTED_LOWAT`) while a large body waits for this client.
+    boosted: bool,
     /// HTTPS: the TLS session in front of the socket.
     session: Option<Box<Session>>,
     /// HTTP/2 (ALPN h2, or the preface on a plain listener): the
@@ -174,6 +184,8 @@ pub struct Ctx<'a> {
     pub close_quiet: bool,
     /// Bytes held by this worker's connections in blocked output.
     pub queued_output: &'a mut usize,
+    /// This worker's connections holding the raised unsent-bytes bound.
+    pub boosted: &'a mut u32,
     pub https: &'a Https,
     /// This worker's counters and access log.
     pub observer: &'a mut Observer,
@@ -209,6 +221,7 @@ impl<'a> Ctx<'a> {
     /// Returns what a closed connection had charged to the worker.
     pub fn release(&mut self, conn: &Conn) {
         *self.queued_output -= conn.charged;
+        *self.boosted -= u32::from(conn.boosted);
     }
 }
 
@@ -263,6 +276,7 @@ impl Conn {
             linger: false,
             lingered: 0,
             resuming: false,
+            boosted: false,
             session,
             h2: None,
             peer: peer.map(Box::new),
@@ -304,9 +318,14 @@ impl Conn {
         }
         if let Some(mut pending) = self.pending.take() {
             let flush = pending.flush(&mut self.wire(), TURN_BUDGET, &mut *cx.bounce);
+            let sent = flush.as_ref().map_or(0, |f| f.sent);
             self.pending = Some(pending);
             match self.after_flush(flush, cx) {
-                Err(next) => return next,
+                Err(Next::Close(why)) => return Next::Close(why),
+                Err(next) => {
+                    self.boost(sent, cx);
+                    return next;
+                }
                 Ok(()) => {
                     self.release_pending(cx);
                     if self.phase == Phase::Closing {
@@ -685,10 +704,34 @@ impl Conn {
         true
     }
 
+    /// After a flush of pending output that left some: a client that took
+    /// at least [`BOOST_PROOF`] in that flush, with at least [`BOOST_FROM`]
+    /// still to come, gets the raised unsent-bytes bound while the worker
+    /// has a slot for it. A client that reads nothing never gets here with
+    /// bytes sent, so it stays at the common bound.
+    fn boost(&mut self, sent: u64, cx: &mut Turn<'_, '_>) {
+        let left = self.pending.as_ref().map_or(0, |p| p.pending_bytes());
+        if self.boosted
+            || sent < BOOST_PROOF
+            || left < BOOST_FROM
+            || *cx.boosted >= crate::sys::BOOST_SLOTS
+        {
+            return;
+        }
+        self.boosted = crate::sys::set_unsent_bound(&self.fd, crate::sys::BOOSTED_LOWAT);
+        *cx.boosted += u32::from(self.boosted);
+    }
+
     fn release_pending(&mut self, cx: &mut Turn<'_, '_>) {
         *cx.queued_output -= self.charged;
         self.charged = 0;
         self.pending = None;
+        if self.boosted {
+            // Back to the common bound: the slot is for a body in flight.
+            crate::sys::set_unsent_bound(&self.fd, crate::sys::NOTSENT_LOWAT);
+            self.boosted = false;
+            *cx.boosted -= 1;
+        }
     }
 
     /// Output waits for the client: the send timeout runs from now.

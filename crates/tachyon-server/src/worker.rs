@@ -232,6 +232,8 @@ struct Worker<'a> {
     paused: Option<AcceptPause>,
     /// Bytes this worker's connections hold in blocked output.
     queued_output: usize,
+    /// This worker's connections holding the raised unsent-bytes bound.
+    boosted: u32,
     /// Draining since a shutdown was asked; exit at this second at the latest.
     drain_deadline: Option<u32>,
     /// While draining, a connection with nothing in flight is closed only
@@ -328,6 +330,7 @@ impl<'a> Worker<'a> {
             reserve: take_reserve(),
             paused: None,
             queued_output: 0,
+            boosted: 0,
             drain_deadline: None,
             quiet_close_from: u32::MAX,
             published: 0,
@@ -359,6 +362,7 @@ impl<'a> Worker<'a> {
             date.refresh_unix(clock::unix_seconds());
             serving.refresh(self.live);
             let mut queued_output = self.queued_output;
+            let mut boosted = self.boosted;
             let mut cx = Ctx {
                 read_buf: &mut buffers.read,
                 out: &mut buffers.out,
@@ -372,6 +376,7 @@ impl<'a> Worker<'a> {
                 draining: self.drain_deadline.is_some(),
                 close_quiet: self.drain_deadline.is_some() && now >= self.quiet_close_from,
                 queued_output: &mut queued_output,
+                boosted: &mut boosted,
                 https,
                 observer: &mut observer,
             };
@@ -390,6 +395,7 @@ impl<'a> Worker<'a> {
                 cx.observer.tick();
             }
             self.queued_output = queued_output;
+            self.boosted = boosted;
             self.resume_accepting(now)?;
             self.publish_load();
             observer.end_turn(self.conns.len());

@@ -756,7 +756,12 @@ fn represent_file(
             }
         }
     }
-    assemble(seal_large(identity.clone(), cache), encoded, deferred, &meta)
+    assemble(
+        seal_large(identity.clone(), cache),
+        encoded,
+        deferred,
+        &meta,
+    )
 }
 
 /// Heap bodies from this size on move into a sealed memfd, so they go out
