@@ -151,10 +151,10 @@ pub const NOTSENT_LOWAT: u32 = 128 * 1024;
 /// has a [`BOOST_SLOTS`] slot for it. Each wake-up of a writer moves about
 /// the low-water mark, so a 10 MiB body at 128 KiB costs 80 of them, most
 /// of which push a little data through the loopback path in the server's
-/// own context. Measured here, 10 MiB at wrk -t1 -c8, three rounds: 1 MiB
-/// (with 256 KiB sendfile calls) took server CPU per response from 4.1 ms
-/// to 2.3–2.5 ms with raw req/s unchanged (+5%); 2 MiB no better, 4 MiB
-/// slower raw (the client then pays for pushing the queue).
+/// own context. Measured here, 10 MiB at wrk -t1 -c8, three rounds side by
+/// side: 1 MiB took server CPU per response from 3.9–4.1 ms to 2.8 ms, raw
+/// req/s unchanged; 2 MiB no better, 4 MiB slower raw (the client then
+/// pays for pushing the queue).
 pub const BOOSTED_LOWAT: u32 = 1024 * 1024;
 
 /// Connections per worker that may hold the boosted bound at once: what a

@@ -604,7 +604,7 @@ fn server_unsent(server: std::net::SocketAddr) -> std::collections::HashMap<u16,
 
 /// A client that has shown it reads fast gets a larger bound on the bytes
 /// left unsent toward it while a large body is on its way (fewer
-/// wake-ups: a 10 MiB body costs 43% less server CPU), but only 64
+/// wake-ups: a 10 MiB body costs 30% less server CPU), but only 64
 /// connections per worker hold it at once: a crowd of clients that read
 /// 3 MiB and then stop pins at most 64 × ~1 MiB per worker; the rest stay
 /// at the common 128 KiB.
