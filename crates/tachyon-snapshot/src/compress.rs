@@ -162,17 +162,50 @@ pub struct EncodeCache {
 #[derive(Debug, Default)]
 struct Generations {
     generation: u64,
-    /// (coding, hash, length) → the encoding (None: not worth it) and the
-    /// last generation that used it.
-    entries: HashMap<(Coding, u128, u64), (Option<Bytes>, u64)>,
+    /// (coding, hash, length) → the encoding (None: not worth it).
+    entries: Kept<(Coding, u128, u64), Option<Bytes>>,
     /// Identity bodies by (hash, length), so a generation shares the bytes
     /// of every unchanged file with the one before instead of holding a
     /// second copy: a reload of a 200 MiB site then needs 200 MiB more only
     /// for a moment per file, not for the whole build.
-    bodies: HashMap<(u128, u64), (Bytes, u64)>,
+    bodies: Kept<(u128, u64), Bytes>,
     /// Sealed copies by (hash, length, modification time), shared the same
     /// way (a sealed body carries its modification time).
-    sealed: HashMap<(u128, u64, u64), (Arc<DiskBody>, u64)>,
+    sealed: Kept<(u128, u64, u64), Arc<DiskBody>>,
+}
+
+/// Values a build may reuse from the builds before it, each marked with
+/// the last generation that used it, so that a build's end forgets what
+/// it did not use.
+#[derive(Debug)]
+struct Kept<K, V>(HashMap<K, (V, u64)>);
+
+impl<K, V> Default for Kept<K, V> {
+    fn default() -> Self {
+        Kept(HashMap::new())
+    }
+}
+
+impl<K: Eq + std::hash::Hash, V: Clone> Kept<K, V> {
+    /// The value under `key`, marked as used by `generation`.
+    fn used(&mut self, key: &K, generation: u64) -> Option<V> {
+        let (value, used) = self.0.get_mut(key)?;
+        *used = generation;
+        Some(value.clone())
+    }
+
+    /// The value already under `key` (dropping `value`: the key names the
+    /// content, so both are the same), else `value`; marked as used by
+    /// `generation`.
+    fn keep(&mut self, key: K, value: V, generation: u64) -> V {
+        let (kept, used) = self.0.entry(key).or_insert((value, generation));
+        *used = generation;
+        kept.clone()
+    }
+
+    fn forget_unused(&mut self, generation: u64) {
+        self.0.retain(|_, (_, used)| *used == generation);
+    }
 }
 
 impl EncodeCache {
@@ -185,29 +218,30 @@ impl EncodeCache {
         }
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, Generations> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// What is known without compressing: from memory, or else from the
     /// cache folder. `None`: it would have to be built.
     pub(crate) fn known(&self, coding: Coding, data: &Bytes, hash: u128) -> Option<Option<Bytes>> {
         let key = (coding, hash, data.len() as u64);
         {
-            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            let generation = inner.generation;
-            if let Some((bytes, used)) = inner.entries.get_mut(&key) {
-                *used = generation;
-                return Some(bytes.clone());
+            let mut guard = self.lock();
+            let g = &mut *guard;
+            if let Some(bytes) = g.entries.used(&key, g.generation) {
+                return Some(bytes);
             }
         }
         let stored = self.disk.as_ref()?.read(coding, hash, key.2)?;
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let generation = inner.generation;
-        inner.entries.insert(key, (stored.clone(), generation));
-        Some(stored)
+        let mut guard = self.lock();
+        let g = &mut *guard;
+        Some(g.entries.keep(key, stored, g.generation))
     }
 
     /// Starts a build: what this build does not use is dropped at `finish`.
     pub(crate) fn begin(&self) {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.generation += 1;
+        self.lock().generation += 1;
     }
 
     /// `data` (whose xxh3-128 is `hash`: 64 bits would make a collision
@@ -223,23 +257,17 @@ impl EncodeCache {
         if let Some(disk) = &self.disk {
             disk.write(coding, hash, key.2, bytes.as_deref());
         }
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let generation = inner.generation;
-        inner.entries.insert(key, (bytes.clone(), generation));
-        bytes
+        let mut guard = self.lock();
+        let g = &mut *guard;
+        g.entries.keep(key, bytes, g.generation)
     }
 
     /// The identity body with these bytes that an earlier generation holds
     /// (dropping `data`), or `data`, remembered for the next one.
     pub(crate) fn share_body(&self, data: Bytes, hash: u128) -> Bytes {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let generation = inner.generation;
-        let (body, used) = inner
-            .bodies
-            .entry((hash, data.len() as u64))
-            .or_insert((data, generation));
-        *used = generation;
-        body.clone()
+        let mut guard = self.lock();
+        let g = &mut *guard;
+        g.bodies.keep((hash, data.len() as u64), data, g.generation)
     }
 
     /// The sealed copy of these bytes an earlier generation holds, or the
@@ -250,31 +278,28 @@ impl EncodeCache {
         seal: impl FnOnce() -> std::io::Result<DiskBody>,
     ) -> std::io::Result<Arc<DiskBody>> {
         {
-            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            let generation = inner.generation;
-            if let Some((body, used)) = inner.sealed.get_mut(&key) {
-                *used = generation;
-                return Ok(Arc::clone(body));
+            let mut guard = self.lock();
+            let g = &mut *guard;
+            if let Some(body) = g.sealed.used(&key, g.generation) {
+                return Ok(body);
             }
         }
         // Copy outside the lock: other files seal in parallel.
         let body = Arc::new(seal()?);
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let generation = inner.generation;
-        let (body, used) = inner.sealed.entry(key).or_insert((body, generation));
-        *used = generation;
-        Ok(Arc::clone(body))
+        let mut guard = self.lock();
+        let g = &mut *guard;
+        Ok(g.sealed.keep(key, body, g.generation))
     }
 
     /// Ends a build: forgets encodings and bodies the new generation does
     /// not use.
     pub(crate) fn finish(&self) {
         {
-            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            let generation = inner.generation;
-            inner.entries.retain(|_, (_, used)| *used == generation);
-            inner.bodies.retain(|_, (_, used)| *used == generation);
-            inner.sealed.retain(|_, (_, used)| *used == generation);
+            let mut g = self.lock();
+            let generation = g.generation;
+            g.entries.forget_unused(generation);
+            g.bodies.forget_unused(generation);
+            g.sealed.forget_unused(generation);
         }
         if let Some(disk) = &self.disk {
             disk.trim();
@@ -305,7 +330,11 @@ mod tests {
         );
         cache.finish();
         let inner = cache.inner.lock().unwrap();
-        assert_eq!(inner.entries.len(), 1, "b was not used by the second build");
+        assert_eq!(
+            inner.entries.0.len(),
+            1,
+            "b was not used by the second build"
+        );
     }
 
     #[test]

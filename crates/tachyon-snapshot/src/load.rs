@@ -128,7 +128,7 @@ impl LoadStats {
             }
         }
         for e in file.encoded.iter() {
-            let i = Coding::ALL.iter().position(|c| *c == e.coding).unwrap_or(0);
+            let i = e.coding as usize;
             self.encoded_files[i] += 1;
             self.encoded_bytes[i] += e.entry.len;
         }

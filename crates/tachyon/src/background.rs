@@ -80,82 +80,55 @@ fn build_in_order(reloader: &Reloader, mut jobs: Vec<(usize, PendingVariant)>) {
     let mut progress = Progress::of(&jobs);
     let mut interval = FIRST_INTERVAL;
     let mut last = Instant::now();
-    let mut published = 0;
     let tiers = jobs.chunk_by(|(_, a), (_, b)| a.coding() == b.coding());
     for chunk in tiers.flat_map(|tier| tier.chunks(CHUNK)) {
         chunk
             .par_iter()
             .for_each(|(root, job)| job.build(reloader.cache(*root)));
-        for (_, job) in chunk {
-            progress.built(job.coding());
-        }
-        let done = progress.total_built();
-        let coding_finished = progress.finished_since(published);
+        // A chunk holds one coding's variants, so the chunk that completes
+        // a coding is the one after which it is done.
+        let coding = chunk[0].1.coding() as usize;
+        progress.built[coding] += chunk.len();
+        let coding_finished = progress.built[coding] == progress.total[coding];
+        let done: usize = progress.built.iter().sum();
         if done < jobs.len() && (coding_finished || last.elapsed() >= interval) {
             reloader.publish_known(&progress.describe());
-            published = done;
             last = Instant::now();
             interval = (interval * 2).min(MAX_INTERVAL);
         }
     }
 }
 
-/// Variants built and to build, per coding (in [`Coding::ALL`] order).
+/// Variants built and to build, per coding (indexed by `Coding as usize`,
+/// which is [`Coding::ALL`] order).
 struct Progress {
     built: [usize; 3],
     total: [usize; 3],
-    /// How many variants were built when each coding's last one was.
-    finished_at: [Option<usize>; 3],
 }
 
 impl Progress {
     fn of(jobs: &[(usize, PendingVariant)]) -> Progress {
         let mut total = [0; 3];
         for (_, job) in jobs {
-            total[index(job.coding())] += 1;
+            total[job.coding() as usize] += 1;
         }
         Progress {
             built: [0; 3],
             total,
-            finished_at: [None; 3],
         }
     }
 
-    fn built(&mut self, coding: Coding) {
-        let i = index(coding);
-        self.built[i] += 1;
-        if self.built[i] == self.total[i] {
-            self.finished_at[i] = Some(self.total_built());
-        }
-    }
-
-    fn total_built(&self) -> usize {
-        self.built.iter().sum()
-    }
-
-    /// Whether a coding got its last variant after `published` were built.
-    fn finished_since(&self, published: usize) -> bool {
-        self.finished_at.iter().flatten().any(|&at| at > published)
-    }
-
-    /// "gzip 5500 of 5500, zstd 64 of 5500, br 0 of 5500".
+    /// "gzip 5500 of 5500, zstd 64 of 5500, br 0 of 5500", in build order.
     fn describe(&self) -> String {
         Coding::ALL
             .iter()
             .rev()
-            .filter(|c| self.total[index(**c)] > 0)
-            .map(|c| {
-                let i = index(*c);
+            .filter(|&&c| self.total[c as usize] > 0)
+            .map(|&c| {
+                let i = c as usize;
                 format!("{} {} of {}", c.token(), self.built[i], self.total[i])
             })
             .collect::<Vec<_>>()
             .join(", ")
     }
-}
-
-fn index(coding: Coding) -> usize {
-    Coding::ALL
-        .iter()
-        .position(|&c| c == coding)
-        .unwrap_or_default()
 }

@@ -410,12 +410,8 @@ fn check(settings: &Settings) -> anyhow::Result<()> {
     let caches: Vec<EncodeCache> = (0..=settings.hosts.len())
         .map(|_| EncodeCache::default())
         .collect();
-    let mut quick = settings.clone();
+    let mut quick = settings.deferring_variants();
     quick.quiet = true;
-    quick.load.compression.deferred = true;
-    for host in &mut quick.hosts {
-        host.load.compression.deferred = true;
-    }
     let generation = load_generation(&quick, &caches)?;
     if let Some(tls) = &settings.tls {
         Tls::start(tls, true)?.config(settings)?;
@@ -499,12 +495,8 @@ fn first_generation(
     if !compresses {
         return Ok((load_generation(settings, caches)?, Vec::new()));
     }
-    let mut quick = settings.clone();
+    let mut quick = settings.deferring_variants();
     quick.quiet = true;
-    quick.load.compression.deferred = true;
-    for host in &mut quick.hosts {
-        host.load.compression.deferred = true;
-    }
     let identity = load_generation(&quick, caches)?;
     let snapshots =
         || std::iter::once(identity.default_snapshot()).chain(identity.virtual_snapshots());

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use tachyon_server::admin::Reloads;
 
 use notify::{RecursiveMode, Watcher};
-use tachyon_server::{Generation, Live};
+use tachyon_server::Live;
 use tachyon_snapshot::EncodeCache;
 
 use tachyon::config::Settings;
@@ -84,12 +84,10 @@ impl Reloader {
     /// to the background build. A failure is logged and changes nothing.
     pub fn publish_known(&self, progress: &str) {
         let _one_at_a_time = self.building.lock().unwrap_or_else(|e| e.into_inner());
-        let mut settings = self.settings.clone();
+        let mut settings = self.settings.deferring_variants();
         settings.quiet = true;
-        match self.build(&settings, true) {
-            Ok(generation) => {
-                self.live.publish(generation);
-                self.reloads.succeeded();
+        match self.swap(&settings) {
+            Ok(()) => {
                 if !self.settings.quiet {
                     crate::say(&format!(
                         "variants swapped in ({progress}): generation {}",
@@ -97,42 +95,45 @@ impl Reloader {
                     ));
                 }
             }
-            Err(err) => {
-                self.reloads.failed(&format!("{err:#}"));
-                crate::warn(&format!(
-                    "swapping in the variants built so far failed, still serving the previous snapshot: {err:#}"
-                ));
-            }
+            Err(err) => crate::warn(&format!(
+                "swapping in the variants built so far failed, still serving the previous snapshot: {err:#}"
+            )),
         }
     }
 
-    /// One generation from the files as they are now: with every variant
-    /// (built here when not known), or with the known ones only. The
-    /// certificates are read again; a generation that leaves variants
-    /// pending drops its list (the background build has its own).
-    fn build(&self, settings: &Settings, known_only: bool) -> anyhow::Result<Generation> {
-        let mut settings = std::borrow::Cow::Borrowed(settings);
-        if known_only {
-            let deferred = settings.to_mut();
-            deferred.load.compression.deferred = true;
-            for host in &mut deferred.hosts {
-                host.load.compression.deferred = true;
+    /// Builds a generation from the files as they are now and publishes
+    /// it; the outcome is counted either way. The certificates are read
+    /// again. A generation that leaves variants pending (deferred settings)
+    /// drops its list: the background build has its own.
+    fn swap(&self, settings: &Settings) -> anyhow::Result<()> {
+        let built = crate::load_generation(settings, &self.caches).map(|mut generation| {
+            for snapshot in
+                std::iter::once(generation.default_snapshot()).chain(generation.virtual_snapshots())
+            {
+                drop(snapshot.take_pending());
+            }
+            if let Some(config) = self.tls.as_deref().and_then(|tls| self.certificates(tls)) {
+                generation = generation.with_tls(config);
+            }
+            generation
+        });
+        match built {
+            Ok(generation) => {
+                self.live.publish(generation);
+                self.reloads.succeeded();
+                Ok(())
+            }
+            Err(err) => {
+                self.reloads.failed(&format!("{err:#}"));
+                Err(err)
             }
         }
-        let mut generation = crate::load_generation(&settings, &self.caches)?;
-        for snapshot in
-            std::iter::once(generation.default_snapshot()).chain(generation.virtual_snapshots())
-        {
-            drop(snapshot.take_pending());
-        }
-        if let Some(config) = self.tls.as_deref().and_then(|tls| self.certificates(tls)) {
-            generation = generation.with_tls(config);
-        }
-        Ok(generation)
     }
 
     /// Builds a new snapshot and swaps it in; on failure the old one stays.
     /// Either way one line says so (operators and the specs wait on it).
+    /// While the variants are built in the background, it takes only the
+    /// known ones.
     pub fn reload(&self, why: &str) {
         let _one_at_a_time = self.building.lock().unwrap_or_else(|e| e.into_inner());
         // Type=notify-reload units wait for READY=1 after this.
@@ -142,11 +143,15 @@ impl Reloader {
         if !self.settings.quiet {
             crate::say(&format!("reloading ({why})"));
         }
-        let known_only = self.compressing.load(Ordering::Acquire);
-        match self.build(&self.settings, known_only) {
-            Ok(generation) => {
-                self.live.publish(generation);
-                self.reloads.succeeded();
+        let deferred;
+        let settings = if self.compressing.load(Ordering::Acquire) {
+            deferred = self.settings.deferring_variants();
+            &deferred
+        } else {
+            &self.settings
+        };
+        match self.swap(settings) {
+            Ok(()) => {
                 if !self.settings.quiet {
                     crate::say(&format!(
                         "reloaded ({why}): generation {}",
@@ -155,7 +160,6 @@ impl Reloader {
                 }
             }
             Err(err) => {
-                self.reloads.failed(&format!("{err:#}"));
                 let denied = err.chain().any(|e| {
                     e.downcast_ref::<std::io::Error>()
                         .is_some_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied)

@@ -109,6 +109,18 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// These settings with every root's variants deferred: a build takes
+    /// the variants already known (in memory or in the cache folder) and
+    /// leaves the rest pending, for the background build.
+    pub fn deferring_variants(&self) -> Settings {
+        let mut deferred = self.clone();
+        deferred.load.compression.deferred = true;
+        for host in &mut deferred.hosts {
+            host.load.compression.deferred = true;
+        }
+        deferred
+    }
+
     /// Defaults, then the config file, then the command line.
     pub fn from_args(args: &Args) -> anyhow::Result<Settings> {
         let file = match &args.config {
