@@ -820,17 +820,22 @@ mod tests {
         }
     }
 
-    fn goaway_reason(out: &[u8]) -> Option<u32> {
+    /// Each whole frame in `out`: its head and its payload.
+    fn frames(out: &[u8]) -> impl Iterator<Item = (Head, &[u8])> + '_ {
         let mut pos = 0;
-        let mut last = None;
-        while let Some(h) = Head::parse(&out[pos..]) {
-            let p = &out[pos + 9..pos + 9 + h.len as usize];
-            if h.kind == kind::GOAWAY {
-                last = Some(u32::from_be_bytes([p[4], p[5], p[6], p[7]]));
-            }
+        std::iter::from_fn(move || {
+            let h = Head::parse(&out[pos..])?;
+            let payload = &out[pos + 9..pos + 9 + h.len as usize];
             pos += 9 + h.len as usize;
-        }
-        last
+            Some((h, payload))
+        })
+    }
+
+    fn goaway_reason(out: &[u8]) -> Option<u32> {
+        frames(out)
+            .filter(|(h, _)| h.kind == kind::GOAWAY)
+            .map(|(_, p)| u32::from_be_bytes([p[4], p[5], p[6], p[7]]))
+            .last()
     }
 
     #[test]
@@ -849,16 +854,10 @@ mod tests {
 
     /// Stream error codes in RST_STREAM frames in `out`, in order.
     fn resets(out: &[u8]) -> Vec<(u32, u32)> {
-        let mut pos = 0;
-        let mut found = Vec::new();
-        while let Some(h) = Head::parse(&out[pos..]) {
-            let p = &out[pos + 9..pos + 9 + h.len as usize];
-            if h.kind == kind::RST_STREAM {
-                found.push((h.stream, u32::from_be_bytes([p[0], p[1], p[2], p[3]])));
-            }
-            pos += 9 + h.len as usize;
-        }
-        found
+        frames(out)
+            .filter(|(h, _)| h.kind == kind::RST_STREAM)
+            .map(|(h, p)| (h.stream, u32::from_be_bytes([p[0], p[1], p[2], p[3]])))
+            .collect()
     }
 
     #[test]
