@@ -710,11 +710,11 @@ impl Conn {
     /// has a slot for it. A client that reads nothing never gets here with
     /// bytes sent, so it stays at the common bound.
     fn boost(&mut self, sent: u64, cx: &mut Turn<'_, '_>) {
-        let left = self.pending.as_ref().map_or(0, |p| p.pending_bytes());
+        // Cheapest first: the sum walks the pending parts.
         if self.boosted
             || sent < BOOST_PROOF
-            || left < BOOST_FROM
             || *cx.boosted >= crate::sys::BOOST_SLOTS
+            || self.pending.as_ref().map_or(0, |p| p.pending_bytes()) < BOOST_FROM
         {
             return;
         }
