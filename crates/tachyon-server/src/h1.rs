@@ -13,7 +13,7 @@ use tachyon_http::multipart::Multipart;
 use tachyon_http::range::ByteRange;
 use tachyon_http::response::{Exchange, Name, Persistence};
 use tachyon_http::{RequestHead, Status};
-use tachyon_snapshot::{Representation, Snapshot};
+use tachyon_snapshot::{Body, Representation, Snapshot};
 
 use crate::outbox::Outbox;
 use crate::reply::{decide, to_https, Reply, Scratch, Summary};
@@ -168,8 +168,10 @@ fn body(
     if exchange.head_only {
         return;
     }
-    match file.memory() {
-        Some(bytes) if range.end - range.start <= INLINE_BODY_MAX => {
+    // Heap bodies only: a sealed copy's mapping is in memory too, but
+    // sendfile sends it for less (see the snapshot's `SEAL_FROM`).
+    match &file.body {
+        Body::Memory(bytes) if range.end - range.start <= INLINE_BODY_MAX => {
             out.buf()
                 .extend_from_slice(&bytes[range.start as usize..range.end as usize]);
         }

@@ -343,11 +343,18 @@ fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) {
         match chunk {
             Chunk::Body { file, range } => {
                 let part = range.start..range.start + n;
+                let (start, end) = (part.start as usize, part.end as usize);
                 match file.memory() {
-                    Some(bytes) if n as usize <= INLINE_DATA_MAX => out
-                        .buf()
-                        .extend_from_slice(&bytes[part.start as usize..part.end as usize]),
-                    _ => out.push_body(file, part),
+                    Some(bytes) if n as usize <= INLINE_DATA_MAX => {
+                        out.buf().extend_from_slice(&bytes[start..end]);
+                    }
+                    // Heap bodies and sealed copies alike: a frame's body
+                    // gathered from memory costs one writev with its
+                    // neighbours, where sendfile is a call per 16 KiB frame
+                    // (64 KiB over h2c, h2load -m10: 16 µs of server CPU per
+                    // response with sendfile, 10-13 from memory).
+                    Some(bytes) => out.push_bytes(bytes.slice(start..end)),
+                    None => out.push_body(file, part),
                 }
                 range.start += n;
             }

@@ -140,6 +140,15 @@ impl Outbox {
         }
     }
 
+    /// Appends bytes already in memory as their own part (not copied).
+    pub fn push_bytes(&mut self, bytes: Bytes) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.seal();
+        self.parts.push(Part::Memory(bytes));
+    }
+
     /// Moves what is still unsent into a new outbox sized to it, leaving this
     /// one empty with its capacity: a connection whose client stops reading
     /// holds only its own bytes, not the worker's largest batch buffer.
@@ -205,8 +214,15 @@ impl Outbox {
                     sent,
                 });
             }
+            let can_sendfile = wire.can_sendfile();
             let result = match &mut self.parts[self.cursor] {
-                Part::File { body, offset, end } => {
+                // A sealed copy where sendfile cannot go (TLS) is gathered
+                // from its mapping like any memory part, so the head and
+                // the body leave in one write.
+                part @ Part::File { .. } if mapped(part, can_sendfile).is_none() => {
+                    let Part::File { body, offset, end } = part else {
+                        unreachable!("matched above")
+                    };
                     let Body::Disk(disk) = &body.body else {
                         unreachable!("File parts are disk bodies")
                     };
@@ -326,7 +342,10 @@ impl Outbox {
             slices[count] = match part {
                 Part::Inline(r) => IoSlice::new(&self.buf[r.clone()]),
                 Part::Memory(b) => IoSlice::new(b),
-                Part::File { .. } => break,
+                Part::File { .. } => match mapped(part, wire.can_sendfile()) {
+                    Some(bytes) => IoSlice::new(bytes),
+                    None => break,
+                },
             };
             count += 1;
         }
@@ -340,16 +359,18 @@ impl Outbox {
     fn advance(&mut self, mut n: usize) {
         while n > 0 {
             let part = &mut self.parts[self.cursor];
+            // A file part is in a gathered write only when it is mapped
+            // (see `mapped`).
             let len = match part {
                 Part::Inline(r) => r.len(),
                 Part::Memory(b) => b.len(),
-                Part::File { .. } => return,
+                Part::File { offset, end, .. } => (*end - *offset) as usize,
             };
             if n < len {
                 match part {
                     Part::Inline(r) => r.start += n,
                     Part::Memory(b) => *b = b.slice(n..),
-                    Part::File { .. } => {}
+                    Part::File { offset, .. } => *offset += n as u64,
                 }
                 return;
             }
@@ -364,6 +385,20 @@ impl Outbox {
         self.parts.clear();
         self.cursor = 0;
         self.open_run = 0;
+    }
+}
+
+/// The unsent bytes of a file part that is a sealed copy, when the wire
+/// cannot sendfile them: they are read from the copy's mapping in place.
+fn mapped(part: &Part, can_sendfile: bool) -> Option<&[u8]> {
+    let Part::File { body, offset, end } = part else {
+        return None;
+    };
+    match (&body.body, can_sendfile) {
+        (Body::Disk(disk), false) => disk
+            .mapped()
+            .map(|bytes| &bytes[*offset as usize..*end as usize]),
+        _ => None,
     }
 }
 

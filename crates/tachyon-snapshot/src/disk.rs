@@ -14,9 +14,10 @@ use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use bytes::Bytes;
 use rustix::fs::{FileType, Mode, OFlags, ResolveFlags};
 
 /// What a file was when it was loaded.
@@ -158,6 +159,27 @@ pub fn open_root(root: &Path) -> io::Result<OwnedFd> {
     )?)
 }
 
+/// Sealed copies alive in this process (every generation's, counted once
+/// each: generations share them through the encode cache).
+static SEALED_LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// How many sealed copies mid-sized bodies may bring the count to (see
+/// [`limit_sealed_copies`]).
+static SEALED_BUDGET: AtomicUsize = AtomicUsize::new(1024);
+
+/// Caps the descriptors that sealed copies of mid-sized bodies may hold:
+/// each is an open memfd, and descriptors are shared with connections.
+/// The binary sets it from the open-file limit; a body past the cap stays
+/// on the heap (served by one copy, as before sealing).
+pub fn limit_sealed_copies(copies: usize) {
+    SEALED_BUDGET.store(copies, Ordering::Relaxed);
+}
+
+/// Whether another sealed copy of a mid-sized body fits the cap.
+pub(crate) fn room_for_sealed_copy() -> bool {
+    SEALED_LIVE.load(Ordering::Relaxed) < SEALED_BUDGET.load(Ordering::Relaxed)
+}
+
 /// A body served from a kept-open file.
 #[derive(Debug)]
 pub struct DiskBody {
@@ -172,6 +194,9 @@ pub struct DiskBody {
     /// A sealed in-memory copy (see [`DiskBody::sealed`]): it cannot
     /// change, so it is never checked and always sent with sendfile.
     sealed: bool,
+    /// A sealed copy's bytes, mapped: what a TLS session or an HTTP/2 frame
+    /// copies from, where sendfile cannot serve.
+    mapped: Option<Bytes>,
 }
 
 impl DiskBody {
@@ -187,6 +212,7 @@ impl DiskBody {
             changed,
             zero_copy,
             sealed: false,
+            mapped: None,
         }
     }
 
@@ -212,6 +238,11 @@ impl DiskBody {
             &fd,
             SealFlags::WRITE | SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL,
         )?;
+        // Without a mapping the copy is still served, read with pread.
+        let mapped = tachyon_sys::map_sealed(fd.as_fd())
+            .ok()
+            .map(Bytes::from_owner);
+        SEALED_LIVE.fetch_add(1, Ordering::Relaxed);
         Ok(DiskBody {
             file: File::from(fd),
             stamp: Stamp::sealed(data.len() as u64, modified),
@@ -219,7 +250,13 @@ impl DiskBody {
             changed: Arc::default(),
             zero_copy: true,
             sealed: true,
+            mapped,
         })
+    }
+
+    /// A sealed copy's bytes in place (see [`tachyon_sys::map_sealed`]).
+    pub fn mapped(&self) -> Option<&Bytes> {
+        self.mapped.as_ref()
     }
 
     /// Whether this is a sealed in-memory copy (counted as memory).
@@ -284,6 +321,14 @@ impl DiskBody {
                 io::ErrorKind::UnexpectedEof,
                 "file truncated",
             )),
+        }
+    }
+}
+
+impl Drop for DiskBody {
+    fn drop(&mut self) {
+        if self.sealed {
+            SEALED_LIVE.fetch_sub(1, Ordering::Relaxed);
         }
     }
 }

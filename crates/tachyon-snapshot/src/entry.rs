@@ -98,12 +98,14 @@ impl Representation {
         }
     }
 
-    /// The in-memory body, if this representation has one.
+    /// The body's bytes in memory, if it has them: a heap body, or the
+    /// mapping of a sealed copy (which plain HTTP/1.1 still sends with
+    /// sendfile, through its `body`).
     #[inline]
     pub fn memory(&self) -> Option<&Bytes> {
         match &self.body {
             Body::Memory(bytes) => Some(bytes),
-            Body::Disk(_) => None,
+            Body::Disk(disk) => disk.mapped(),
         }
     }
 

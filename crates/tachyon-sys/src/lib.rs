@@ -1,6 +1,6 @@
 //! The workspace's only `unsafe`: socket options that rustix does not wrap,
-//! set through libc, and taking ownership of listening sockets inherited
-//! across a binary upgrade. Every other crate forbids unsafe code. Each function
+//! set through libc, taking ownership of listening sockets inherited
+//! across a binary upgrade, and mapping sealed memfds. Every other crate forbids unsafe code. Each function
 //! takes a borrowed descriptor and plain values, so no caller can misuse
 //! them; the argument for each block is beside it.
 
@@ -93,4 +93,76 @@ pub fn adopt_inherited_listeners(raw: &[RawFd]) -> io::Result<Vec<OwnedFd>> {
             unsafe { OwnedFd::from_raw_fd(fd) }
         })
         .collect())
+}
+
+/// A read-only view of a sealed memfd's bytes (see [`map_sealed`]).
+pub struct SealedMapping(memmap2::Mmap);
+
+impl AsRef<[u8]> for SealedMapping {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Maps a memfd whose contents are sealed, shared and read-only, so its
+/// bytes can be read in place (a TLS session or an HTTP/2 frame copies from
+/// the mapping) instead of through a `pread` into a buffer.
+///
+/// Refused (an error, nothing mapped) unless the file carries `F_SEAL_WRITE`
+/// and `F_SEAL_SHRINK`: they are what makes the mapping sound.
+pub fn map_sealed(fd: BorrowedFd<'_>) -> io::Result<SealedMapping> {
+    use rustix::fs::SealFlags;
+    let seals = rustix::fs::fcntl_get_seals(fd)?;
+    if !seals.contains(SealFlags::WRITE | SealFlags::SHRINK) {
+        return Err(io::Error::other(
+            "the file is not sealed against writes and shrinking",
+        ));
+    }
+    // SAFETY: memmap2's contract is that the mapped file is not modified or
+    // truncated while the mapping lives; otherwise the `&[u8]` it hands out
+    // would change under the borrow, or a read past a shrunk end would raise
+    // SIGBUS. The kernel enforces both here, for every process, checked just
+    // above: F_SEAL_WRITE fails every write(2), fallocate and new writable
+    // mapping, and could only have been added while no writable mapping
+    // existed (fcntl refuses it otherwise), so none exists; F_SEAL_SHRINK
+    // fails every truncation. Seals can never be removed. The mapping is
+    // PROT_READ and MAP_SHARED, so it adds no writer itself, and it holds
+    // its own reference to the file, so closing `fd` later leaves it valid.
+    let map = unsafe { memmap2::Mmap::map(fd.as_raw_fd()) }?;
+    Ok(SealedMapping(map))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustix::fs::{MemfdFlags, SealFlags};
+    use std::os::fd::AsFd;
+
+    fn memfd(data: &[u8]) -> OwnedFd {
+        let fd =
+            rustix::fs::memfd_create("t", MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING).unwrap();
+        rustix::io::write(&fd, data).unwrap();
+        fd
+    }
+
+    #[test]
+    fn a_sealed_memfd_maps_to_its_bytes() {
+        let fd = memfd(b"sealed bytes");
+        rustix::fs::fcntl_add_seals(&fd, SealFlags::WRITE | SealFlags::SHRINK | SealFlags::GROW)
+            .unwrap();
+        let map = map_sealed(fd.as_fd()).unwrap();
+        drop(fd);
+        assert_eq!(map.as_ref(), b"sealed bytes");
+    }
+
+    #[test]
+    fn an_unsealed_file_is_refused() {
+        let fd = memfd(b"writable");
+        assert!(map_sealed(fd.as_fd()).is_err());
+        rustix::fs::fcntl_add_seals(&fd, SealFlags::SHRINK).unwrap();
+        assert!(
+            map_sealed(fd.as_fd()).is_err(),
+            "shrink alone is not enough"
+        );
+    }
 }

@@ -110,6 +110,9 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
             .context("installing signal handlers")?;
     // Before loading: a large site holds a descriptor per disk-served file.
     let fd_limit = tachyon_server::raise_fd_limit();
+    // Sealed copies of mid-sized bodies take at most an eighth of it, so
+    // connections keep the rest (the cap below counts what is open then).
+    tachyon_snapshot::limit_sealed_copies(usize::try_from(fd_limit / 8).unwrap_or(usize::MAX));
     // Watching starts before loading, so an edit made during the load
     // triggers a rebuild instead of being missed.
     let watch = match settings.watch.then(|| Watch::start(&settings)) {

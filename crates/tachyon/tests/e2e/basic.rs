@@ -184,15 +184,19 @@ fn ipv6_loopback_listens() {
     assert_eq!(server.connect().get("/style.css", "").status, 200);
 }
 
-/// Bodies of 256 KiB and more are held as sealed in-memory copies (memfd)
-/// and go out with sendfile: whole, in ranges and over TLS, byte for byte.
-/// A rewrite of the file on disk in place cannot reach a client: the copy
-/// is sealed, so the bytes the ETag names are served until a reload.
+/// Bodies of 16 KiB and more are held as sealed in-memory copies (memfd)
+/// and go out with sendfile, or from the copy's mapping over TLS: whole, in
+/// ranges and over TLS, byte for byte. Smaller ones stay on the heap. A
+/// rewrite of the file on disk in place cannot reach a client: the copy is
+/// sealed, so the bytes the ETag names are served until a reload.
 #[test]
 fn large_bodies_are_sealed_copies_served_byte_for_byte() {
     let site = TestSite::new();
     let body: Vec<u8> = (0..1_048_576u32).map(|i| (i * 7 % 251) as u8).collect();
-    site.file("big.bin", &body);
+    let mid: Vec<u8> = (0..65_536u32).map(|i| (i * 13 % 241) as u8).collect();
+    site.file("big.bin", &body)
+        .file("mid.bin", &mid)
+        .file("small.bin", &mid[..16_383]);
     let server = Server::start(
         &site.root,
         &["--no-watch", "--https", "127.0.0.1:0", "--tls-self-signed"],
@@ -213,7 +217,10 @@ fn large_bodies_are_sealed_copies_served_byte_for_byte() {
         .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
         .filter(|target| target.to_string_lossy().starts_with("/memfd:tachyon-body"))
         .count();
-    assert_eq!(sealed, 1, "big.bin is not held in a sealed memfd");
+    assert_eq!(
+        sealed, 2,
+        "big.bin and mid.bin, not small.bin, are sealed memfds"
+    );
     let mut c = server.connect();
     let whole = c.get("/big.bin", "");
     assert_eq!(whole.status, 200);
@@ -244,5 +251,62 @@ fn large_bodies_are_sealed_copies_served_byte_for_byte() {
         ],
     );
     assert!(ok, "{err}");
-    assert!(std::fs::read(out).unwrap() == body, "the TLS body differs");
+    assert!(std::fs::read(&out).unwrap() == body, "the TLS body differs");
+    for (path, range, expected) in [
+        ("/mid.bin", "", &mid[..]),
+        ("/mid.bin", "100-40099", &mid[100..40_100]),
+        ("/small.bin", "", &mid[..16_383]),
+    ] {
+        let (ok, _, err) = run(
+            "curl",
+            &[
+                "-sSk",
+                "-r",
+                range,
+                "-o",
+                out.to_str().unwrap(),
+                &format!("https://{https}{path}"),
+            ],
+        );
+        assert!(ok, "{err}");
+        let got = std::fs::read(&out).unwrap();
+        assert!(got == expected, "{path} {range} over TLS differs");
+        let plain = c.get(
+            path,
+            &if range.is_empty() {
+                String::new()
+            } else {
+                format!("Range: bytes={range}\r\n")
+            },
+        );
+        assert!(plain.body == expected, "{path} {range} differs");
+    }
+}
+
+/// A sealed copy of a mid-sized body holds a descriptor, and descriptors
+/// are what connections need: such copies take at most an eighth of the
+/// open-file limit, and the bodies past it stay on the heap, served the
+/// same.
+#[test]
+fn mid_sized_sealed_copies_take_at_most_an_eighth_of_the_descriptors() {
+    let site = TestSite::new();
+    let bodies: Vec<Vec<u8>> = (0..40u32)
+        .map(|n| (0..20_000u32).map(|i| ((i + n) % 239) as u8).collect())
+        .collect();
+    for (n, body) in bodies.iter().enumerate() {
+        site.file(&format!("f{n}.bin"), body);
+    }
+    let server = Server::start_limited(&site.root, 256, &["--no-watch"]);
+    let sealed = std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
+        .unwrap()
+        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter(|target| target.to_string_lossy().starts_with("/memfd:tachyon-body"))
+        .count();
+    assert_eq!(sealed, 256 / 8, "sealed copies past the cap, or none");
+    let mut c = server.connect();
+    for (n, body) in bodies.iter().enumerate() {
+        let got = c.get(&format!("/f{n}.bin"), "");
+        assert_eq!(got.status, 200);
+        assert!(&got.body == body, "f{n}.bin differs");
+    }
 }

@@ -94,6 +94,21 @@ impl Server {
         Server::spawn(command)
     }
 
+    /// Like [`Server::start`], under an open-file limit of `nofile` (soft
+    /// and hard, set by util-linux's `prlimit`, which then execs the binary
+    /// in the same process).
+    pub fn start_limited(root: &Path, nofile: u64, args: &[&str]) -> Server {
+        let mut command = Command::new("prlimit");
+        command
+            .arg(format!("--nofile={nofile}:{nofile}"))
+            .arg("--")
+            .arg(binary())
+            .arg(root)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args);
+        Server::spawn(command)
+    }
+
     /// Starts `tachyon ARGS…` as given (the arguments or the config file
     /// name the root and a loopback address).
     pub fn start_args(args: &[&str]) -> Server {
