@@ -322,6 +322,13 @@ fn connections(out: &mut String, c: &Counters) {
     }
     head(
         out,
+        "tachyon_connections_moved_total",
+        "counter",
+        "Idle connections moved between workers (gathered on one, or spread).",
+    );
+    let _ = writeln!(out, "tachyon_connections_moved_total {}", c.moved);
+    head(
+        out,
         "tachyon_timeouts_total",
         "counter",
         "Timeouts that closed a connection, by kind.",

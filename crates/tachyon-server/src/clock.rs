@@ -21,11 +21,23 @@ impl Monotonic {
         }
     }
 
-    /// Seconds since [`Monotonic::start`]; saturates rather than wraps.
-    pub fn seconds(&self) -> u32 {
-        let now = clock_gettime(ClockId::MonotonicCoarse).tv_sec;
-        u32::try_from(now.saturating_sub(self.origin)).unwrap_or(u32::MAX)
+    /// Seconds since [`Monotonic::start`] (saturating rather than
+    /// wrapping) and milliseconds on the same clock (its tick, a few ms, is
+    /// its grain), from one read.
+    pub fn read(&self) -> (u32, u64) {
+        let now = clock_gettime(ClockId::MonotonicCoarse);
+        let seconds = u32::try_from(now.tv_sec.saturating_sub(self.origin)).unwrap_or(u32::MAX);
+        let millis = u64::try_from(now.tv_sec).unwrap_or(0) * 1000
+            + u64::try_from(now.tv_nsec).unwrap_or(0) / 1_000_000;
+        (seconds, millis)
     }
+}
+
+/// CPU time the calling thread has used, in milliseconds (one system call:
+/// read once per balance window, not per turn).
+pub fn thread_cpu_millis() -> u64 {
+    let t = clock_gettime(ClockId::ThreadCPUTime);
+    u64::try_from(t.tv_sec).unwrap_or(0) * 1000 + u64::try_from(t.tv_nsec).unwrap_or(0) / 1_000_000
 }
 
 /// Seconds since the Unix epoch, for the `Date` header; 0 before 1970.

@@ -293,6 +293,24 @@ impl Conn {
         self.phase == Phase::Idle && self.pending.is_none()
     }
 
+    /// True when the connection holds nothing but its socket and sessions:
+    /// between requests, no input kept, no output queued, no TLS handshake
+    /// under way and no HTTP/2 response waiting for a window. Only such a
+    /// connection moves to another worker (see `crate::balance`); nothing
+    /// it holds refers to the worker it leaves.
+    pub fn is_movable(&self) -> bool {
+        self.phase == Phase::Idle
+            && self.pending.is_none()
+            && self.charged == 0
+            && self.input.is_empty()
+            && self.discard == 0
+            && !self.resuming
+            && !self.boosted
+            && !self.hung_up
+            && self.session.as_ref().is_none_or(|s| !s.is_handshaking())
+            && self.h2.as_ref().is_none_or(|h| !h.is_stalled())
+    }
+
     /// A quiet connection closed by a drain: an HTTP/2 client is told so
     /// first with GOAWAY(NO_ERROR) and the last stream it opened (RFC 9113
     /// §6.8), so it retries elsewhere without guessing. One non-blocking

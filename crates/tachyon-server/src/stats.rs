@@ -124,6 +124,8 @@ pub struct Counters {
     pub accepted: [u64; 2],
     /// Connections closed, by [`Closed::ALL`].
     pub closed: [u64; 7],
+    /// Idle connections moved to another worker (see `crate::balance`).
+    pub moved: u64,
     /// Timeouts, by [`Timeout::ALL`].
     pub timeouts: [u64; 4],
     /// Connections open at the last publish.
@@ -146,6 +148,7 @@ impl Counters {
         self.duration_sum_ns += other.duration_sum_ns;
         sum(&mut self.accepted, &other.accepted);
         sum(&mut self.closed, &other.closed);
+        self.moved += other.moved;
         sum(&mut self.timeouts, &other.timeouts);
         self.open += other.open;
     }
@@ -291,6 +294,11 @@ impl Observer {
 
     pub fn closed(&mut self, why: Closed) {
         self.counters.closed[why as usize] += 1;
+        self.dirty = true;
+    }
+
+    pub fn moved(&mut self) {
+        self.counters.moved += 1;
         self.dirty = true;
     }
 

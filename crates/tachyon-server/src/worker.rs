@@ -21,7 +21,7 @@ use slab::Slab;
 use tachyon_http::date::DateCache;
 
 use crate::access::LogSink;
-use crate::balance::Balance;
+use crate::balance::{Balance, Handed};
 use crate::clock;
 use crate::conn::{Conn, Ctx, Https, Next};
 use crate::limits::Limits;
@@ -221,8 +221,10 @@ struct Worker<'a> {
     max_conns: usize,
     shutdown: &'a Shutdown,
     peers: Peers<'a>,
-    /// Sockets taken from the inbox, kept to reuse the allocation.
-    handed: Vec<Accepted>,
+    /// Connections taken from the inbox, kept to reuse the allocation.
+    handed: Vec<Handed>,
+    /// The balance window under way (see [`Worker::end_window`]).
+    window: Window,
     /// Connections whose turn budget ran out with output left.
     resume: Vec<usize>,
     /// A descriptor held in reserve: when accept fails for lack of
@@ -244,6 +246,27 @@ struct Worker<'a> {
     quiet_close_from: u32,
     /// The connection count last published to the balancer.
     published: usize,
+}
+
+/// How often a worker measures how busy it is and acts on the balance
+/// (see [`crate::balance`]): long enough that the thread-CPU read is free,
+/// short enough that connections gather within a fraction of a second.
+const WINDOW_MS: u64 = 100;
+
+/// Where the current balance window started: the clock's milliseconds and
+/// the thread's CPU time then.
+#[derive(Clone, Copy, Default)]
+struct Window {
+    start_ms: u64,
+    cpu_ms: u64,
+}
+
+/// The events a connection is registered for (edge-triggered).
+fn conn_events() -> epoll::EventFlags {
+    epoll::EventFlags::IN
+        | epoll::EventFlags::OUT
+        | epoll::EventFlags::RDHUP
+        | epoll::EventFlags::ET
 }
 
 /// The buffers every connection borrows during its turn (see `conn::Turn`),
@@ -326,6 +349,7 @@ impl<'a> Worker<'a> {
             shutdown,
             peers,
             handed: Vec::new(),
+            window: Window::default(),
             resume: Vec::new(),
             reserve: take_reserve(),
             paused: None,
@@ -358,7 +382,7 @@ impl<'a> Worker<'a> {
         loop {
             std::mem::swap(&mut resuming, &mut self.resume);
             self.wait(&mut events, resuming.is_empty())?;
-            let now = clock.seconds();
+            let (now, millis) = clock.read();
             date.refresh_unix(clock::unix_seconds());
             serving.refresh(self.live);
             let mut queued_output = self.queued_output;
@@ -393,6 +417,9 @@ impl<'a> Worker<'a> {
                 next_sweep = now + 1;
                 self.sweep(&mut cx);
                 cx.observer.tick();
+            }
+            if millis >= self.window.start_ms + WINDOW_MS {
+                self.end_window(millis, &mut cx);
             }
             self.queued_output = queued_output;
             self.boosted = boosted;
@@ -454,6 +481,56 @@ impl<'a> Worker<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Once per window: publishes how busy this worker was, lets worker 0
+    /// decide whether to pack, and moves idle connections where the
+    /// balance says (see [`crate::balance`]).
+    fn end_window(&mut self, millis: u64, cx: &mut Ctx<'_>) {
+        let cpu = clock::thread_cpu_millis();
+        let wall = millis.saturating_sub(self.window.start_ms).max(1);
+        let used = cpu.saturating_sub(self.window.cpu_ms);
+        let busy = u32::try_from((used * 1000 / wall).min(1000)).unwrap_or(1000);
+        let first = self.window.start_ms == 0;
+        self.window = Window {
+            start_ms: millis,
+            cpu_ms: cpu,
+        };
+        if first {
+            return;
+        }
+        let balance = self.peers.balance;
+        balance.publish_busy(self.peers.id, busy);
+        if self.peers.id == 0 {
+            balance.decide(self.max_conns);
+        }
+        if cx.draining {
+            return;
+        }
+        let Some((to, count)) = balance.moves(self.peers.id, self.conns.len()) else {
+            return;
+        };
+        let idle: Vec<usize> = self
+            .conns
+            .iter()
+            .filter(|(_, conn)| conn.is_movable())
+            .map(|(key, _)| key)
+            .take(count)
+            .collect();
+        for key in idle {
+            let conn = self.conns.remove(key);
+            // Out of this epoll set before another worker adds it to its own.
+            let _ = epoll::delete(&self.epoll, &conn.fd);
+            let remaining = conn.deadline.saturating_sub(cx.now);
+            balance.hand_over(
+                to,
+                Handed::Moved {
+                    conn: Box::new(conn),
+                    remaining,
+                },
+            );
+            cx.observer.moved();
+        }
     }
 
     /// Tells the other workers how many connections this one holds; only
@@ -579,7 +656,7 @@ impl<'a> Worker<'a> {
                 .balance
                 .destination(self.peers.id, self.conns.len())
             {
-                self.peers.balance.hand_over(to, accepted);
+                self.peers.balance.hand_over(to, Handed::Accepted(accepted));
                 continue;
             }
             if self.conns.len() >= self.max_conns {
@@ -641,15 +718,42 @@ impl<'a> Worker<'a> {
     fn admit_handed(&mut self, cx: &mut Ctx<'_>) -> io::Result<()> {
         let mut handed = std::mem::take(&mut self.handed);
         self.peers.balance.take(self.peers.id, &mut handed);
-        for accepted in handed.drain(..) {
-            if self.conns.len() < self.max_conns {
-                self.register(accepted, cx)?;
-            } else {
-                cx.observer.closed(Closed::Cap);
+        for handed in handed.drain(..) {
+            match handed {
+                Handed::Accepted(accepted) if self.conns.len() < self.max_conns => {
+                    self.register(accepted, cx)?;
+                }
+                Handed::Accepted(_) => cx.observer.closed(Closed::Cap),
+                Handed::Moved { conn, remaining } => self.adopt(*conn, remaining, cx)?,
             }
         }
         self.handed = handed;
         Ok(())
+    }
+
+    /// Takes a connection another worker moved here while it was idle; its
+    /// timeout keeps the seconds it had left.
+    fn adopt(&mut self, mut conn: Conn, remaining: u32, cx: &mut Ctx<'_>) -> io::Result<()> {
+        conn.deadline = cx.now.saturating_add(remaining);
+        let entry = self.conns.vacant_entry();
+        // Readiness that arrived while the connection was in no epoll set
+        // is reported by this registration (edge-triggered included).
+        match epoll::add(
+            &self.epoll,
+            &conn.fd,
+            Token::Conn(entry.key()).encode(),
+            conn_events(),
+        ) {
+            Ok(()) => {
+                entry.insert(conn);
+                Ok(())
+            }
+            Err(Errno::NOMEM | Errno::NOSPC) => {
+                cx.observer.closed(Closed::Cap);
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Adds a connection to this worker; an HTTPS one starts its TLS
@@ -672,11 +776,12 @@ impl<'a> Worker<'a> {
         };
         tune_connection(&fd);
         let entry = self.conns.vacant_entry();
-        let flags = epoll::EventFlags::IN
-            | epoll::EventFlags::OUT
-            | epoll::EventFlags::RDHUP
-            | epoll::EventFlags::ET;
-        match epoll::add(&self.epoll, &fd, Token::Conn(entry.key()).encode(), flags) {
+        match epoll::add(
+            &self.epoll,
+            &fd,
+            Token::Conn(entry.key()).encode(),
+            conn_events(),
+        ) {
             Ok(()) => {}
             // Out of memory for the epoll item: drop this client, keep serving.
             Err(Errno::NOMEM | Errno::NOSPC) => {

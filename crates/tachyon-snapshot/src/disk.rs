@@ -175,9 +175,18 @@ pub fn limit_sealed_copies(copies: usize) {
     SEALED_BUDGET.store(copies, Ordering::Relaxed);
 }
 
-/// Whether another sealed copy of a mid-sized body fits the cap.
-pub(crate) fn room_for_sealed_copy() -> bool {
-    SEALED_LIVE.load(Ordering::Relaxed) < SEALED_BUDGET.load(Ordering::Relaxed)
+/// Counts one more sealed copy; a `capped` one only if the cap has room
+/// (checked and counted in one step, so parallel loads cannot overshoot).
+fn count_sealed_copy(capped: bool) -> bool {
+    if !capped {
+        SEALED_LIVE.fetch_add(1, Ordering::Relaxed);
+        return true;
+    }
+    SEALED_LIVE
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |live| {
+            (live < SEALED_BUDGET.load(Ordering::Relaxed)).then_some(live + 1)
+        })
+        .is_ok()
 }
 
 /// A body served from a kept-open file.
@@ -224,7 +233,21 @@ impl DiskBody {
     /// bodies that saves the copy from user space into the socket, the
     /// reason disk bodies were cheaper than memory ones above a few hundred
     /// KiB (`tachyon-bench run --suite large`).
-    pub(crate) fn sealed(data: &[u8], modified: u64) -> io::Result<DiskBody> {
+    ///
+    /// A `capped` copy (a mid-sized body) is made only while the cap set by
+    /// [`limit_sealed_copies`] has room; past it this fails and the body
+    /// stays on the heap.
+    pub(crate) fn sealed(data: &[u8], modified: u64, capped: bool) -> io::Result<DiskBody> {
+        if !count_sealed_copy(capped) {
+            return Err(io::Error::other("the cap on sealed copies is reached"));
+        }
+        Self::seal(data, modified).inspect_err(|_| {
+            SEALED_LIVE.fetch_sub(1, Ordering::Relaxed);
+        })
+    }
+
+    /// Makes the sealed memfd and its mapping (counted by the caller).
+    fn seal(data: &[u8], modified: u64) -> io::Result<DiskBody> {
         use rustix::fs::{MemfdFlags, SealFlags};
         let fd = rustix::fs::memfd_create(
             "tachyon-body",
@@ -242,7 +265,6 @@ impl DiskBody {
         let mapped = tachyon_sys::map_sealed(fd.as_fd())
             .ok()
             .map(Bytes::from_owner);
-        SEALED_LIVE.fetch_add(1, Ordering::Relaxed);
         Ok(DiskBody {
             file: File::from(fd),
             stamp: Stamp::sealed(data.len() as u64, modified),

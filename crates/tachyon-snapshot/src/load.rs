@@ -787,17 +787,15 @@ fn seal_large(raw: Raw, cache: &EncodeCache) -> Raw {
     if raw.len < SEAL_FROM {
         return raw;
     }
-    if raw.len < SEAL_ALWAYS_FROM && !crate::disk::room_for_sealed_copy() {
-        return on_heap(raw, cache);
-    }
     let key = (raw.hash, raw.len, raw.modified);
-    match cache.share_sealed(key, || DiskBody::sealed(data, raw.modified)) {
+    let capped = raw.len < SEAL_ALWAYS_FROM;
+    match cache.share_sealed(key, || DiskBody::sealed(data, raw.modified, capped)) {
         Ok(body) => Raw {
             body: Body::Disk(body),
             ..raw
         },
-        // No memfd (out of descriptors, or a kernel without it): the heap
-        // body serves the same bytes.
+        // Past the cap, or no memfd (out of descriptors, or a kernel
+        // without it): the heap body serves the same bytes.
         Err(_) => on_heap(raw, cache),
     }
 }

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod balance;
 mod basic;
 mod cli;
 mod clients;

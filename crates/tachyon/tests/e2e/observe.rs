@@ -28,7 +28,7 @@ fn wait_lines(path: &std::path::Path, n: usize) -> Vec<String> {
 }
 
 /// The admin address the server announced.
-fn admin_addr(server: &Server) -> SocketAddr {
+pub(crate) fn admin_addr(server: &Server) -> SocketAddr {
     let line = server
         .wait_for_line("admin on http://", Duration::from_secs(5))
         .expect("the admin listener is announced");
@@ -36,14 +36,14 @@ fn admin_addr(server: &Server) -> SocketAddr {
     rest.split('/').next().unwrap().parse().unwrap()
 }
 
-fn admin_get(admin: SocketAddr, path: &str) -> (u16, String) {
+pub(crate) fn admin_get(admin: SocketAddr, path: &str) -> (u16, String) {
     let mut c = Raw::connect(admin);
     let r = c.get(path, "");
     (r.status, r.text())
 }
 
 /// One metric's value, by its full series name as printed.
-fn metric(text: &str, series: &str) -> f64 {
+pub(crate) fn metric(text: &str, series: &str) -> f64 {
     text.lines()
         .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
         .unwrap_or_else(|| panic!("no {series} in\n{text}"))

@@ -1,0 +1,125 @@
+//! Where connections live across workers (the server's `balance` module):
+//! idle keep-alive connections gather on one worker while the workers are
+//! far from busy, and a connection that moved keeps being served, in the
+//! clear, over TLS, and over HTTP/2.
+
+use std::time::Duration;
+
+use crate::observe::{admin_addr, admin_get, metric};
+use crate::support::*;
+
+/// How many descriptors each epoll set of process `pid` watches, from
+/// `/proc/PID/fdinfo` (one `tfd:` line per watched descriptor).
+fn epoll_sizes(pid: u32) -> Vec<usize> {
+    let mut sizes = Vec::new();
+    for fd in std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+    {
+        let Ok(target) = std::fs::read_link(fd.path()) else {
+            continue;
+        };
+        if target.to_string_lossy() != "anon_inode:[eventpoll]" {
+            continue;
+        }
+        let info = std::fs::read_to_string(format!(
+            "/proc/{pid}/fdinfo/{}",
+            fd.file_name().to_string_lossy()
+        ))
+        .unwrap_or_default();
+        sizes.push(info.lines().filter(|l| l.starts_with("tfd:")).count());
+    }
+    sizes
+}
+
+#[test]
+fn idle_keep_alive_connections_gather_on_one_worker_and_keep_working() {
+    let site = TestSite::new();
+    site.file("1k", vec![b'k'; 1024]);
+    let server = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
+    let mut clients: Vec<Raw> = (0..24).map(|_| server.connect()).collect();
+    for c in &mut clients {
+        assert_eq!(c.get("/1k", "").status, 200);
+    }
+    // Spread at first (the kernel's hash, then the count rule), then one
+    // epoll set holds every connection and the other only its listener
+    // and event descriptors.
+    let gathered = eventually(Duration::from_secs(10), || {
+        let sizes = epoll_sizes(server.pid());
+        sizes.iter().filter(|&&n| n >= 12).count() == 1 && sizes.iter().any(|&n| n >= 24)
+    });
+    assert!(
+        gathered,
+        "epoll sets: {:?}, descriptors: {:?}",
+        epoll_sizes(server.pid()),
+        std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
+            .unwrap()
+            .flatten()
+            .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+            .collect::<Vec<_>>()
+    );
+    for c in &mut clients {
+        let r = c.get("/1k", "");
+        assert_eq!(r.status, 200);
+        assert_eq!(r.body, vec![b'k'; 1024]);
+    }
+}
+
+#[test]
+fn tls_and_http2_connections_move_between_requests_without_a_failure() {
+    let site = TestSite::new();
+    site.file("1k", vec![b'k'; 1024]);
+    // A server per protocol: one that is packing already places new
+    // connections on worker 0 at accept, and they never need to move.
+    for protocol in ["h2", "http/1.1"] {
+        let server = Server::start(
+            &site.root,
+            &[
+                "--threads",
+                "2",
+                "--no-watch",
+                "--https",
+                "127.0.0.1:0",
+                "--tls-self-signed",
+                "--admin",
+                "127.0.0.1:0",
+            ],
+        );
+        let https = server
+            .wait_for_line("https://", Duration::from_secs(5))
+            .and_then(|l| {
+                Some(
+                    l.split("https://")
+                        .nth(1)?
+                        .trim_end_matches('/')
+                        .to_string(),
+                )
+            })
+            .expect("the https address");
+        // 24 connections, 10 requests a second each for 3 s: mostly idle,
+        // so they gather, each one moving between two of its requests.
+        let (ok, out, err) = run(
+            "h2load",
+            &[
+                "-c",
+                "24",
+                "-D",
+                "3",
+                "--rps",
+                "10",
+                "--npn-list",
+                protocol,
+                &format!("https://{https}/1k"),
+            ],
+        );
+        assert!(ok, "{out}{err}");
+        assert!(
+            out.contains(" 0 failed, 0 errored, 0 timeout"),
+            "{protocol}: {out}"
+        );
+        assert!(!out.contains("status codes: 0 2xx"), "{protocol}: {out}");
+        let (_, text) = admin_get(admin_addr(&server), "/metrics");
+        let moved = metric(&text, "tachyon_connections_moved_total");
+        assert!(moved > 0.0, "no {protocol} connection moved");
+    }
+}
