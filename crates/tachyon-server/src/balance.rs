@@ -26,7 +26,7 @@
 //! both (lighttpd, whose workers share one listener, gathers its
 //! connections this way by accident). So the workers publish how busy they
 //! are, and when there are enough connections for one worker's batches to
-//! pay (16) and all of them together use less than one core, worker 0
+//! pay (16, up to 512) and all of them together use less than one core, worker 0
 //! declares *packing*: new connections go to it, and the others move their
 //! idle connections to it. Packing ends when worker 0 alone passes 0.95 of
 //! a core (and may not start again for 2 s); the connections then spread
@@ -56,6 +56,14 @@ use crate::sys::Accepted;
 /// save anything (1 KiB at c=4: 53k req/s packed, 56-60k spread, the same
 /// CPU per request).
 const PACK_FROM: usize = 16;
+
+/// More connections than this are never packed: at 1,000 the batches are
+/// large on every worker and packing saved nothing (1 KiB and 64 KiB at
+/// wrk -c1000: the same CPU per request, packed or spread, 2026-11-25),
+/// while moving 10,000 idle connections grew the receiving worker's table
+/// and left the other's allocated (184 bytes per idle connection against
+/// 117 in `--suite footprint`).
+const PACK_UP_TO: usize = 512;
 
 /// Packing starts when all workers together use less than one core
 /// (thousandths of a core: one worker could carry them, and carries them
@@ -137,7 +145,7 @@ impl Balance {
         let total: usize = self.loads.iter().map(|l| l.0.load(Ordering::Relaxed)).sum();
         let busy: u32 = self.busy.iter().map(|b| b.0.load(Ordering::Relaxed)).sum();
         let home = self.busy[0].0.load(Ordering::Relaxed);
-        let enough = self.loads.len() > 1 && total >= PACK_FROM && total <= cap / 2;
+        let enough = self.loads.len() > 1 && (PACK_FROM..=PACK_UP_TO.min(cap / 2)).contains(&total);
         let hold = self.hold.load(Ordering::Relaxed);
         let was = self.packing.load(Ordering::Relaxed);
         let packing = if was {
@@ -301,6 +309,12 @@ mod tests {
         assert!(!balance.is_packing(), "more than a core together");
         balance.decide(40);
         assert!(!balance.is_packing(), "more than half of one worker's cap");
+        balance.publish_busy(0, 100);
+        balance.publish_busy(1, 100);
+        balance.publish(0, 300);
+        balance.publish(1, 300);
+        balance.decide(100_000);
+        assert!(!balance.is_packing(), "600 connections batch well anyway");
     }
 
     #[test]
