@@ -85,17 +85,7 @@ fn tls_and_http2_connections_move_between_requests_without_a_failure() {
                 "127.0.0.1:0",
             ],
         );
-        let https = server
-            .wait_for_line("https://", Duration::from_secs(5))
-            .and_then(|l| {
-                Some(
-                    l.split("https://")
-                        .nth(1)?
-                        .trim_end_matches('/')
-                        .to_string(),
-                )
-            })
-            .expect("the https address");
+        let https = crate::tls::https_addr(&server);
         // 24 connections, 10 requests a second each for 3 s: mostly idle,
         // so they gather, each one moving between two of its requests.
         let (ok, out, err) = run(

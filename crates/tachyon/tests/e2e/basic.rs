@@ -201,22 +201,8 @@ fn large_bodies_are_sealed_copies_served_byte_for_byte() {
         &site.root,
         &["--no-watch", "--https", "127.0.0.1:0", "--tls-self-signed"],
     );
-    let https = server
-        .wait_for_line("https://", std::time::Duration::from_secs(5))
-        .and_then(|l| {
-            Some(
-                l.split("https://")
-                    .nth(1)?
-                    .trim_end_matches('/')
-                    .to_string(),
-            )
-        })
-        .expect("the https address");
-    let sealed = std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
-        .unwrap()
-        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
-        .filter(|target| target.to_string_lossy().starts_with("/memfd:tachyon-body"))
-        .count();
+    let https = crate::tls::https_addr(&server);
+    let sealed = sealed_copies(&server);
     assert_eq!(
         sealed, 2,
         "big.bin and mid.bin, not small.bin, are sealed memfds"
@@ -283,6 +269,15 @@ fn large_bodies_are_sealed_copies_served_byte_for_byte() {
     }
 }
 
+/// How many sealed copies (memfds) the server holds open.
+fn sealed_copies(server: &Server) -> usize {
+    std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
+        .unwrap()
+        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter(|target| target.to_string_lossy().starts_with("/memfd:tachyon-body"))
+        .count()
+}
+
 /// A sealed copy of a mid-sized body holds a descriptor, and descriptors
 /// are what connections need: such copies take at most an eighth of the
 /// open-file limit, and the bodies past it stay on the heap, served the
@@ -297,11 +292,7 @@ fn mid_sized_sealed_copies_take_at_most_an_eighth_of_the_descriptors() {
         site.file(&format!("f{n}.bin"), body);
     }
     let server = Server::start_limited(&site.root, 256, &["--no-watch"]);
-    let sealed = std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
-        .unwrap()
-        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
-        .filter(|target| target.to_string_lossy().starts_with("/memfd:tachyon-body"))
-        .count();
+    let sealed = sealed_copies(&server);
     assert_eq!(sealed, 256 / 8, "sealed copies past the cap, or none");
     let mut c = server.connect();
     for (n, body) in bodies.iter().enumerate() {

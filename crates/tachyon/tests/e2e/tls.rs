@@ -87,7 +87,7 @@ pub(crate) fn start_https(
 }
 
 /// The HTTPS address from the server's `serving … on https://…` line.
-fn https_addr(server: &Server) -> SocketAddr {
+pub(crate) fn https_addr(server: &Server) -> SocketAddr {
     let line = server
         .wait_for_line("on https://", Duration::from_secs(10))
         .expect("an https URL line");
