@@ -638,26 +638,21 @@ fn a_fast_reader_gets_a_larger_send_queue_within_the_workers_slots() {
         .iter()
         .map(|s| unsent[&s.local_addr().unwrap().port()])
         .collect();
-    let raised = queues.iter().filter(|&&q| q > 512 * 1024).count();
+    // At the common 128 KiB bound a connection holds at most about one
+    // segment more (under 192 KiB in every run seen); with the raised
+    // bound most hold 0.5-1.1 MiB, but one whose send buffer had not grown
+    // yet holds less (320 KiB and a 472 KiB one under load were seen): only
+    // "above what the common bound allows" tells the two apart.
+    let raised = queues.iter().filter(|&&q| q > 256 * 1024).count();
     // Which clients qualify depends on how much each wake-up moved, which
     // a loaded machine changes (alone: 128 of 150); the cap does not.
     assert!(
         (32..=128).contains(&raised),
-        "{raised} of {CLIENTS} connections hold more than 512 KiB unsent (want 32 to 2 × 64): {queues:?}"
+        "{raised} of {CLIENTS} connections hold more than 256 KiB unsent (want 32 to 2 × 64): {queues:?}"
     );
     let largest = queues.iter().max().copied().unwrap_or(0);
     assert!(
         largest <= 1024 * 1024 + 256 * 1024,
         "{largest} bytes unsent on one connection"
-    );
-    let common = queues
-        .iter()
-        .filter(|&&q| q <= 512 * 1024)
-        .max()
-        .copied()
-        .unwrap_or(0);
-    assert!(
-        common <= 256 * 1024,
-        "{common} bytes unsent on a connection without a slot"
     );
 }
