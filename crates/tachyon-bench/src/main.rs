@@ -141,6 +141,11 @@ struct RunArgs {
     /// Print the cells and how long they would take; run nothing
     #[arg(long, conflicts_with = "resume")]
     plan: bool,
+    /// Only the cells whose label contains one of these, comma-separated
+    /// (e.g. `--cells "64k c1 m100,64k c32 m100"`): a targeted re-measure
+    /// of a few cells of a suite
+    #[arg(long, value_delimiter = ',')]
+    cells: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -256,6 +261,7 @@ fn run_command(args: RunArgs) -> anyhow::Result<()> {
         duration,
         resume,
         plan,
+        cells,
     } = args;
     anyhow::ensure!(rounds > 0, "--rounds must be at least 1");
     let out = out.unwrap_or_else(runner::default_out);
@@ -271,6 +277,7 @@ fn run_command(args: RunArgs) -> anyhow::Result<()> {
         duration_s: duration,
         resume,
         plan,
+        only: cells,
     };
     runner::run(&options)?;
     if plan {

@@ -38,6 +38,8 @@ pub struct RunOptions {
     pub resume: bool,
     /// Print the cells and the expected duration, run nothing.
     pub plan: bool,
+    /// When not empty, only the cells whose label contains one of these.
+    pub only: Vec<String>,
 }
 
 pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
@@ -106,6 +108,14 @@ fn cells_of(opts: &RunOptions) -> anyhow::Result<Vec<Cell>> {
     let mut cells = Vec::new();
     for suite in &opts.suites {
         cells.extend(suites::cells(suite, opts.quick, cores)?);
+    }
+    if !opts.only.is_empty() {
+        cells.retain(|cell| opts.only.iter().any(|want| cell.label.contains(want.as_str())));
+        anyhow::ensure!(
+            !cells.is_empty(),
+            "--cells {:?} matches no cell of these suites (--plan lists them)",
+            opts.only.join(",")
+        );
     }
     if let Some(d) = opts.duration_s {
         for cell in &mut cells {
