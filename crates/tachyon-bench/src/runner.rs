@@ -110,7 +110,11 @@ fn cells_of(opts: &RunOptions) -> anyhow::Result<Vec<Cell>> {
         cells.extend(suites::cells(suite, opts.quick, cores)?);
     }
     if !opts.only.is_empty() {
-        cells.retain(|cell| opts.only.iter().any(|want| cell.label.contains(want.as_str())));
+        cells.retain(|cell| {
+            opts.only
+                .iter()
+                .any(|want| cell.label.contains(want.as_str()))
+        });
         anyhow::ensure!(
             !cells.is_empty(),
             "--cells {:?} matches no cell of these suites (--plan lists them)",

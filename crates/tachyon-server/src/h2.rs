@@ -54,6 +54,9 @@ pub struct H2 {
     /// is known without a scan of every stream's window (a scan per call
     /// of `produce` was quadratic at 100 streams).
     waiting: [u16; 8],
+    /// Body bytes of `sending` not yet written: what decides whether the
+    /// connection is worth a raised unsent-bytes bound (`Conn::boost`).
+    unwritten: u64,
     /// One header block being encoded.
     block: Vec<u8>,
 }
@@ -102,6 +105,7 @@ impl H2 {
             fields: Fields::default(),
             sending: VecDeque::new(),
             waiting: [0; 8],
+            unwritten: 0,
             block: Vec::new(),
         })
     }
@@ -110,6 +114,11 @@ impl H2 {
     /// timeout runs, so a client that never does cannot hold them forever.
     pub fn is_stalled(&self) -> bool {
         !self.sending.is_empty()
+    }
+
+    /// Body bytes of the streams' responses not yet written as DATA.
+    pub fn unwritten(&self) -> u64 {
+        self.unwritten
     }
 
     /// True once the connection should close (it failed, or it drained).
@@ -149,11 +158,12 @@ impl H2 {
                     self.respond(stream, Some(status), cx, tls, client, started);
                 }
                 Some(Event::Reset { stream }) => {
-                    let waiting = &mut self.waiting;
+                    let (waiting, unwritten) = (&mut self.waiting, &mut self.unwritten);
                     self.sending.retain(|o| {
                         let gone = o.stream == stream;
                         if gone {
                             waiting[o.urgency as usize] -= 1;
+                            *unwritten -= o.left;
                         }
                         !gone
                     });
@@ -213,6 +223,7 @@ impl H2 {
             self.take_control(cx.out);
         } else {
             self.waiting[urgency as usize] += 1;
+            self.unwritten += left;
             self.sending.push_back(Outgoing {
                 stream,
                 urgency,
@@ -305,6 +316,7 @@ impl H2 {
             frame::write_head(out.buf(), len as usize, kind::DATA, flags, o.stream);
             take(&mut o.parts, len, out);
             o.left -= len;
+            self.unwritten -= len;
             self.conn.sent_data(o.stream, len as usize);
             if last {
                 self.waiting[o.urgency as usize] -= 1;

@@ -148,7 +148,8 @@ fn socket(addr: SocketAddr) -> rustix::io::Result<OwnedFd> {
 pub const NOTSENT_LOWAT: u32 = 128 * 1024;
 
 /// The same bound for a connection sending a large body, while the worker
-/// has a [`BOOST_SLOTS`] slot for it. Each wake-up of a writer moves about
+/// has a [`BOOST_SLOTS`] slot for it (an HTTP/2 connection keeps its slot
+/// until it closes: see `Conn::release_pending`). Each wake-up of a writer moves about
 /// the low-water mark, so a 10 MiB body at 128 KiB costs 80 of them, most
 /// of which push a little data through the loopback path in the server's
 /// own context. Measured here, 10 MiB at wrk -t1 -c8, three rounds side by

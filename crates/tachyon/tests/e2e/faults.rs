@@ -574,7 +574,7 @@ fn a_client_that_never_reads_pins_little_kernel_memory() {
 
 /// Unsent bytes on each of the server's connections, by client port, as
 /// `ss` reports them (`notsent:`, absent when zero).
-fn server_unsent(server: std::net::SocketAddr) -> std::collections::HashMap<u16, u64> {
+pub(crate) fn server_unsent(server: std::net::SocketAddr) -> std::collections::HashMap<u16, u64> {
     let out = std::process::Command::new("ss")
         .args(["-tinH", "state", "established"])
         .arg(format!("( sport = :{} )", server.port()))
