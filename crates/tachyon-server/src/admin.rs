@@ -329,6 +329,13 @@ fn connections(out: &mut String, c: &Counters) {
     let _ = writeln!(out, "tachyon_connections_moved_total {}", c.moved);
     head(
         out,
+        "tachyon_send_bound_raised_total",
+        "counter",
+        "Connections that read fast given the raised bound on bytes queued unsent toward them.",
+    );
+    let _ = writeln!(out, "tachyon_send_bound_raised_total {}", c.raised);
+    head(
+        out,
         "tachyon_timeouts_total",
         "counter",
         "Timeouts that closed a connection, by kind.",

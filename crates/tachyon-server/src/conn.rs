@@ -65,18 +65,17 @@ const H2_BATCH: u64 = 256 * 1024;
 const BOOST_FROM: u64 = 1024 * 1024;
 /// And what it must have taken in one wake-up to show it reads.
 const BOOST_PROOF: u64 = 256 * 1024;
-/// An HTTP/2 connection gets the raised bound only while its worker uses
-/// this much of a core (thousandths) for at most [`BOOST_H2_CONNS`]
-/// connections. The bound moves the transmission of queued DATA into the
-/// reader's context, and saves the worker a wake-up per window's worth
-/// read: worth it when a few connections keep a worker at a full core, not
-/// when many share its wake-ups and the client is what limits. 64 KiB x
+/// An HTTP/2 connection gets the raised bound only while its worker holds
+/// at most this many connections. With few, the worker wakes up for each
+/// one's socket space, and the bound saves it most of those wake-ups (and
+/// moves the transmission of queued DATA into the reader's context); with
+/// many, one wake-up serves many connections, and on loopback the bound
+/// only moves work onto a client that is already what limits. 64 KiB x
 /// 100 streams over h2c, h2load -t1 on 2 cores, server CPU per response
-/// and req/s against the common bound: c=1 (one worker at 0.98 of a core)
-/// 8.4-9.3 µs vs 12-17 µs and 90k vs 60k req/s; c=256 (128 connections a
-/// worker at half a core, h2load saturated) the same CPU per response and
-/// 17% fewer req/s whenever a start-up burst let the connections qualify.
-const BOOST_H2_BUSY: u32 = 900;
+/// and req/s against the common bound, side by side: c=1 8.7-12 µs vs
+/// 14-16 µs; c=4 and c=8 7.8-10.4 µs vs 14.2-14.5 µs and 83-103k vs
+/// 74-78k req/s; c=32 (16 a worker) 4% less CPU but 10% fewer req/s;
+/// c=256 the same CPU and 17% fewer req/s.
 const BOOST_H2_CONNS: usize = 8;
 
 /// How long a closing connection keeps reading and discarding what the
@@ -199,9 +198,6 @@ pub struct Ctx<'a> {
     pub queued_output: &'a mut usize,
     /// This worker's connections holding the raised unsent-bytes bound.
     pub boosted: &'a mut u32,
-    /// How much of a core this worker used in its last balance window, in
-    /// thousandths.
-    pub busy: u32,
     /// The connections this worker holds.
     pub conns: usize,
     pub https: &'a Https,
@@ -756,7 +752,7 @@ impl Conn {
         if self.boosted
             || sent < BOOST_PROOF
             || *cx.boosted >= crate::sys::BOOST_SLOTS
-            || (self.h2.is_some() && (cx.busy < BOOST_H2_BUSY || cx.conns > BOOST_H2_CONNS))
+            || (self.h2.is_some() && cx.conns > BOOST_H2_CONNS)
         {
             return;
         }
@@ -765,7 +761,10 @@ impl Conn {
             return;
         }
         self.boosted = crate::sys::set_unsent_bound(&self.fd, crate::sys::BOOSTED_LOWAT);
-        *cx.boosted += u32::from(self.boosted);
+        if self.boosted {
+            *cx.boosted += 1;
+            cx.observer.raised();
+        }
     }
 
     /// Gives the raised bound's slot back once nothing large is on its way.

@@ -126,6 +126,8 @@ pub struct Counters {
     pub closed: [u64; 7],
     /// Idle connections moved to another worker (see `crate::balance`).
     pub moved: u64,
+    /// Connections given the raised unsent-bytes bound (`sys::BOOSTED_LOWAT`).
+    pub raised: u64,
     /// Timeouts, by [`Timeout::ALL`].
     pub timeouts: [u64; 4],
     /// Connections open at the last publish.
@@ -149,6 +151,7 @@ impl Counters {
         sum(&mut self.accepted, &other.accepted);
         sum(&mut self.closed, &other.closed);
         self.moved += other.moved;
+        self.raised += other.raised;
         sum(&mut self.timeouts, &other.timeouts);
         self.open += other.open;
     }
@@ -299,6 +302,11 @@ impl Observer {
 
     pub fn moved(&mut self) {
         self.counters.moved += 1;
+        self.dirty = true;
+    }
+
+    pub fn raised(&mut self) {
+        self.counters.raised += 1;
         self.dirty = true;
     }
 

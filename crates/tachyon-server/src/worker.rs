@@ -259,9 +259,6 @@ const WINDOW_MS: u64 = 100;
 struct Window {
     start_ms: u64,
     cpu_ms: u64,
-    /// How much of a core the worker used in the window before, in
-    /// thousandths (0 before the first window ends).
-    busy: u32,
 }
 
 /// The events a connection is registered for (edge-triggered).
@@ -404,7 +401,6 @@ impl<'a> Worker<'a> {
                 close_quiet: self.drain_deadline.is_some() && now >= self.quiet_close_from,
                 queued_output: &mut queued_output,
                 boosted: &mut boosted,
-                busy: self.window.busy,
                 conns: self.conns.len(),
                 https,
                 observer: &mut observer,
@@ -500,8 +496,6 @@ impl<'a> Worker<'a> {
         self.window = Window {
             start_ms: millis,
             cpu_ms: cpu,
-            // The first window runs from the clock's origin, not the start.
-            busy: if first { 0 } else { busy },
         };
         if first {
             return;
