@@ -97,6 +97,9 @@ pub fn tool_versions() -> Vec<(String, String)> {
 
 /// The version line of a peer server.
 pub fn version_of(peer: Peer) -> String {
+    if peer == Peer::TachyonBaseline {
+        return baseline_label();
+    }
     match peer.version_command() {
         None => format!(
             "{} (this workspace{})",
@@ -134,6 +137,33 @@ fn source_commit(paths: &[&str]) -> String {
             format!(", sources at {commit}{dirty}")
         }
         _ => String::new(),
+    }
+}
+
+/// The baseline is another build whose sources this checkout may not
+/// hold: it is named by its file, so that a resumed run refuses a rebuilt
+/// one (the workspace's commit, which earlier reports showed, said nothing
+/// about it).
+fn baseline_label() -> String {
+    let Ok(path) = crate::peers::baseline_bin() else {
+        return "not set (TACHYON_BASELINE)".into();
+    };
+    let stamp = std::fs::metadata(&path).ok().map(|m| {
+        let modified = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs());
+        (m.len(), modified)
+    });
+    match stamp {
+        Some((len, modified)) => format!(
+            "{} (TACHYON_BASELINE={}, {len} bytes, modified {})",
+            env!("CARGO_PKG_VERSION"),
+            path.display(),
+            httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(modified))
+        ),
+        None => format!("TACHYON_BASELINE={}", path.display()),
     }
 }
 
