@@ -161,7 +161,9 @@ fn baseline_label() -> String {
             "{} (TACHYON_BASELINE={}, {len} bytes, modified {})",
             env!("CARGO_PKG_VERSION"),
             path.display(),
-            httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(modified))
+            httpdate::fmt_http_date(
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(modified)
+            )
         ),
         None => format!("TACHYON_BASELINE={}", path.display()),
     }

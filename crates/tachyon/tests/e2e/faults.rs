@@ -602,7 +602,40 @@ pub(crate) fn server_unsent(server: std::net::SocketAddr) -> std::collections::H
     unsent
 }
 
-/// A client that has shown it reads fast gets a larger bound on the bytes
+/// A client that reads in small steps (ab reads 8 KiB at a time) never
+/// takes 256 KiB in one wake-up at the common bound, but once it has taken
+/// that much of a large body in all, it gets the raised bound too (10 MiB
+/// by ab -c10: half the server CPU per response).
+#[test]
+fn a_client_reading_in_small_steps_gets_the_raised_send_bound() {
+    let site = TestSite::new();
+    site.file("big.bin", vec![b'b'; 8 * 1024 * 1024]);
+    let server = Server::start(&site.root, &["--no-watch", "--threads", "1"]);
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(b"GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    let mut buf = vec![0u8; 8 * 1024];
+    let mut got = 0;
+    while got < 1024 * 1024 {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "closed after {got} bytes");
+        got += n;
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let port = stream.local_addr().unwrap().port();
+    let unsent = server_unsent(server.addr)[&port];
+    assert!(
+        unsent > 256 * 1024,
+        "{unsent} bytes unsent after the client took {got}: the common bound"
+    );
+}
+
+/// A client that has shown it reads gets a larger bound on the bytes
 /// left unsent toward it while a large body is on its way (fewer
 /// wake-ups: a 10 MiB body costs 30% less server CPU), but only 64
 /// connections per worker hold it at once: a crowd of clients that read
