@@ -776,22 +776,39 @@ impl<'a> Worker<'a> {
             },
         };
         tune_connection(&fd);
-        let entry = self.conns.vacant_entry();
+        let key = self
+            .conns
+            .insert(Conn::new(fd, cx.now, &self.limits, session, peer));
+        // Accepts are deferred until the client has sent something (see
+        // `sys::defer_accept`), so its request is most likely here: serve
+        // it before watching the socket. A connection it finishes (one
+        // request, `Connection: close`) never enters the epoll set; one
+        // that goes on is added, and the add reports whatever arrived in
+        // between.
+        let next = self.conns[key].take_turn(true, false, &mut cx.turn());
+        if let Next::Close(why) = next {
+            let conn = self.conns.remove(key);
+            cx.release(&conn);
+            cx.observer.closed(why);
+            return Ok(());
+        }
         match epoll::add(
             &self.epoll,
-            &fd,
-            Token::Conn(entry.key()).encode(),
+            &self.conns[key].fd,
+            Token::Conn(key).encode(),
             conn_events(),
         ) {
             Ok(()) => {}
             // Out of memory for the epoll item: drop this client, keep serving.
             Err(Errno::NOMEM | Errno::NOSPC) => {
+                let conn = self.conns.remove(key);
+                cx.release(&conn);
                 cx.observer.closed(Closed::Cap);
                 return Ok(());
             }
             Err(e) => return Err(e.into()),
         }
-        entry.insert(Conn::new(fd, cx.now, &self.limits, session, peer));
+        self.after(key, next, cx);
         Ok(())
     }
 }

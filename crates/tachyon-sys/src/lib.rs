@@ -11,17 +11,30 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Caps the bytes a TCP socket keeps queued but not yet sent (Linux 3.12+,
 /// `TCP_NOTSENT_LOWAT`). Accepted sockets inherit it from their listener.
 pub fn set_tcp_notsent_lowat(fd: BorrowedFd<'_>, bytes: u32) -> io::Result<()> {
-    let value = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+    set_tcp_int(fd, libc::TCP_NOTSENT_LOWAT, bytes)
+}
+
+/// Makes a listening TCP socket hand over a connection only once its first
+/// data has arrived, or after about `seconds` without any
+/// (`TCP_DEFER_ACCEPT`, what nginx's `deferred` and h2o set).
+pub fn set_tcp_defer_accept(fd: BorrowedFd<'_>, seconds: u32) -> io::Result<()> {
+    set_tcp_int(fd, libc::TCP_DEFER_ACCEPT, seconds)
+}
+
+/// Sets an integer option at the `IPPROTO_TCP` level.
+fn set_tcp_int(fd: BorrowedFd<'_>, name: libc::c_int, value: u32) -> io::Result<()> {
+    let value = libc::c_int::try_from(value).unwrap_or(libc::c_int::MAX);
     // SAFETY: `fd` is an open descriptor for the whole call (the invariant of
     // `BorrowedFd`); `optval` points to a live, initialized `c_int` on this
     // stack frame and `optlen` is exactly its size, so the kernel reads only
     // memory we own; setsockopt keeps no pointer after it returns. An fd that
-    // is not a TCP socket makes the call fail with an errno, never UB.
+    // is not a TCP socket, or an option it does not take, makes the call
+    // fail with an errno, never UB.
     let rc = unsafe {
         libc::setsockopt(
             fd.as_raw_fd(),
             libc::IPPROTO_TCP,
-            libc::TCP_NOTSENT_LOWAT,
+            name,
             std::ptr::from_ref(&value).cast(),
             std::mem::size_of::<libc::c_int>() as libc::socklen_t,
         )
