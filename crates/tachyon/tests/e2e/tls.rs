@@ -4,7 +4,7 @@
 //! per spec; curl and openssl s_client are the clients.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -271,6 +271,80 @@ fn garbage_and_silence_on_the_tls_port_are_closed_and_the_worker_keeps_serving()
     let (ok, body, err) = curl(&pki, https, "localhost", "/a.txt", &[]);
     assert!(ok, "{err}");
     assert_eq!(body, "still here");
+}
+
+/// A relay between curl and the server that hands the server the client's
+/// bytes one at a time (so every TLS record, the ClientHello included,
+/// arrives in pieces across reads) and stops reading the response for a
+/// while (so the server's socket refuses sealed records and the session
+/// must keep them, in order, until the next drain). Returns the relay's
+/// address.
+fn trickling_relay(server: SocketAddr) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let at = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let (client, _) = listener.accept().unwrap();
+        let upstream = TcpStream::connect(server).unwrap();
+        upstream.set_nodelay(true).unwrap();
+        let (mut from_client, mut to_server) =
+            (client.try_clone().unwrap(), upstream.try_clone().unwrap());
+        std::thread::spawn(move || {
+            let mut byte = [0u8; 1];
+            while let Ok(1) = from_client.read(&mut byte) {
+                if to_server.write_all(&byte).is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_micros(300));
+            }
+            let _ = to_server.shutdown(std::net::Shutdown::Write);
+        });
+        let (mut from_server, mut to_client) = (upstream, client);
+        let mut buf = vec![0u8; 16 * 1024];
+        let mut relayed = 0usize;
+        let mut paused = false;
+        while let Ok(n) = from_server.read(&mut buf) {
+            if n == 0 || to_client.write_all(&buf[..n]).is_err() {
+                break;
+            }
+            relayed += n;
+            if !paused && relayed > 256 * 1024 {
+                paused = true;
+                std::thread::sleep(Duration::from_millis(700));
+            }
+        }
+        let _ = to_client.shutdown(std::net::Shutdown::Write);
+    });
+    at
+}
+
+#[test]
+fn records_in_pieces_and_a_reader_that_pauses_get_every_byte_in_order() {
+    let site = TestSite::new();
+    // Bytes that differ at every offset, so a record out of order or
+    // repeated shows.
+    let body: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+    site.file("big.bin", &body);
+    site.file("small.txt", "small");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(&site.path(""), &issued, &["--threads", "1"]);
+    let out = site.path("got.bin");
+    let relay = trickling_relay(https);
+    let (ok, _, err) = curl(
+        &pki,
+        relay,
+        "localhost",
+        "/big.bin",
+        &["--http1.1", "-o", path(&out)],
+    );
+    assert!(ok, "{err}");
+    let got = std::fs::read(&out).unwrap();
+    assert_eq!(got.len(), body.len());
+    assert!(got == body, "the body differs from the file");
+    // The worker is left clean for the next client.
+    let (ok, text, err) = curl(&pki, https, "localhost", "/small.txt", &[]);
+    assert!(ok, "{err}");
+    assert_eq!(text, "small");
 }
 
 #[test]
