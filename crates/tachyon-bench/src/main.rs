@@ -264,7 +264,9 @@ fn run_command(args: RunArgs) -> anyhow::Result<()> {
         cells,
     } = args;
     anyhow::ensure!(rounds > 0, "--rounds must be at least 1");
-    let out = out.unwrap_or_else(runner::default_out);
+    // Absolute: peers resolve relative paths in their configs (nginx's
+    // certificate, for one) against their own prefix, not our directory.
+    let out = std::path::absolute(out.unwrap_or_else(runner::default_out))?;
     let options = runner::RunOptions {
         suites: suite,
         servers: parse_servers(&servers)?,

@@ -613,6 +613,9 @@ impl Conn {
                 }
             } else {
                 self.become_idle(cx);
+                if let Some(h2) = self.h2.as_mut() {
+                    h2.settle();
+                }
             }
         } else {
             // Mid-frame: the header timeout runs from the frame's first

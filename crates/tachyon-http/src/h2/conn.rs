@@ -199,6 +199,19 @@ impl Connection {
         &mut self.output
     }
 
+    /// Gives back the buffers a busy connection keeps warm, once no stream
+    /// is open and no frame waits: an idle connection then holds its
+    /// settings, windows and HPACK table only. What it costs is a few
+    /// small allocations when the next request comes.
+    pub fn settle(&mut self) {
+        if self.streams.is_empty() {
+            self.streams = Vec::new();
+        }
+        if self.output.is_empty() {
+            self.output = Vec::new();
+        }
+    }
+
     /// Streams still open (requests not yet fully answered).
     pub fn open_streams(&self) -> usize {
         self.streams.iter().filter(|s| !s.local_done).count()

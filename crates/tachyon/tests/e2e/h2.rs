@@ -20,6 +20,36 @@ fn curl_h2c(server: &Server, path: &str, extra: &[&str]) -> (bool, String, Strin
     run("curl", &args)
 }
 
+/// A connection gives back its buffers whenever it goes quiet; the next
+/// request on it must find its settings and HPACK table intact. h2load
+/// with one connection and one stream at a time waits for each response
+/// before the next request, whose header block refers to dynamic-table
+/// entries the earlier ones made. (curl 7.88 cannot reuse a
+/// prior-knowledge connection, with any server.)
+#[test]
+fn a_connection_that_went_quiet_serves_its_next_requests() {
+    let site = TestSite::new();
+    site.file("a.txt", "first");
+    let server = Server::start(&site.root, &[]);
+    let (ok, out, err) = run(
+        "h2load",
+        &[
+            "-n",
+            "50",
+            "-c",
+            "1",
+            "-m",
+            "1",
+            "-H",
+            "x-long-custom-header: the-same-value-every-time",
+            &server.url("/a.txt"),
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("50 succeeded, 0 failed"), "{out}");
+    assert!(out.contains("status codes: 50 2xx"), "{out}");
+}
+
 #[test]
 fn h2c_with_prior_knowledge_serves_the_site() {
     let site = TestSite::new();
