@@ -44,8 +44,8 @@ pub struct Session {
     incoming: Vec<u8>,
     /// Sealed bytes the socket has not taken yet, in order.
     outgoing: Vec<u8>,
-    /// Opened bytes that did not fit the caller's buffer (a handshake's
-    /// last flight carrying more data than the buffer holds).
+    /// Opened bytes that did not fit the caller's buffer (one read of
+    /// records can open more than the worker's 32 KiB read buffer holds).
     plain: Vec<u8>,
     /// The first bytes were looked at (see [`Received::PlainHttp`]).
     sniffed: bool,
