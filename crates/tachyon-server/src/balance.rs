@@ -26,7 +26,7 @@
 //! both (lighttpd, whose workers share one listener, gathers its
 //! connections this way by accident). So the workers publish how busy they
 //! are, and when there are enough connections for one worker's batches to
-//! pay (16, up to 512) and all of them together use less than one core, worker 0
+//! pay (8, up to 512) and all of them together use less than one core, worker 0
 //! declares *packing*: new connections go to it, and the others move their
 //! idle connections to it. Packing ends when worker 0 alone passes 0.95 of
 //! a core (and may not start again for 2 s); the connections then spread
@@ -54,8 +54,11 @@ use crate::sys::Accepted;
 /// Fewer connections than this are never packed: with a handful, two
 /// workers answer in parallel and one worker's batches are too small to
 /// save anything (1 KiB at c=4: 53k req/s packed, 56-60k spread, the same
-/// CPU per request).
-const PACK_FROM: usize = 16;
+/// CPU per request). From 8 they do: 1 KiB at wrk -t1 -c8, three rounds
+/// side by side (2026-11-25), 111-133k req/s packed against 87-100k
+/// spread, 6.4-7.6 us of server CPU per response against 8.3-9.2 (10 MiB
+/// at c=8: within the rounds' spread either way).
+const PACK_FROM: usize = 8;
 
 /// More connections than this are never packed: at 1,000 the batches are
 /// large on every worker and packing saved nothing (1 KiB and 64 KiB at
@@ -297,10 +300,10 @@ mod tests {
     #[test]
     fn few_connections_or_busy_workers_stay_spread() {
         let balance = Balance::new(2).unwrap();
-        balance.publish(0, 4);
+        balance.publish(0, 3);
         balance.publish(1, 4);
         balance.decide(1000);
-        assert!(!balance.is_packing(), "8 connections are too few");
+        assert!(!balance.is_packing(), "7 connections are too few");
         balance.publish(0, 16);
         balance.publish(1, 16);
         balance.publish_busy(0, 550);
