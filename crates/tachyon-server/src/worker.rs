@@ -786,10 +786,8 @@ impl<'a> Worker<'a> {
         // that goes on is added, and the add reports whatever arrived in
         // between.
         let next = self.conns[key].take_turn(true, false, &mut cx.turn());
-        if let Next::Close(why) = next {
-            let conn = self.conns.remove(key);
-            cx.release(&conn);
-            cx.observer.closed(why);
+        if matches!(next, Next::Close(_)) {
+            self.after(key, next, cx);
             return Ok(());
         }
         match epoll::add(
@@ -801,9 +799,7 @@ impl<'a> Worker<'a> {
             Ok(()) => {}
             // Out of memory for the epoll item: drop this client, keep serving.
             Err(Errno::NOMEM | Errno::NOSPC) => {
-                let conn = self.conns.remove(key);
-                cx.release(&conn);
-                cx.observer.closed(Closed::Cap);
+                self.after(key, Next::Close(Closed::Cap), cx);
                 return Ok(());
             }
             Err(e) => return Err(e.into()),
