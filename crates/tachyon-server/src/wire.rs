@@ -348,33 +348,16 @@ impl Session {
             self.outgoing.extend_from_slice(sealed);
             return self.flush(fd);
         }
-        let mut sent = 0;
-        while sent < sealed.len() {
-            match rustix::net::send(fd, &sealed[sent..], SendFlags::NOSIGNAL) {
-                Ok(n) => sent += n,
-                Err(Errno::INTR) => {}
-                Err(e) => {
-                    self.outgoing.extend_from_slice(&sealed[sent..]);
-                    return Err(e);
-                }
-            }
+        let (sent, result) = send_all(fd, sealed);
+        if result.is_err() {
+            self.outgoing.extend_from_slice(&sealed[sent..]);
         }
-        Ok(())
+        result
     }
 
     /// Sends what the socket still owes; frees the buffer once empty.
     fn flush(&mut self, fd: &OwnedFd) -> rustix::io::Result<()> {
-        let mut sent = 0;
-        let result = loop {
-            if sent == self.outgoing.len() {
-                break Ok(());
-            }
-            match rustix::net::send(fd, &self.outgoing[sent..], SendFlags::NOSIGNAL) {
-                Ok(n) => sent += n,
-                Err(Errno::INTR) => {}
-                Err(e) => break Err(e),
-            }
-        };
+        let (sent, result) = send_all(fd, &self.outgoing);
         if sent == self.outgoing.len() {
             self.outgoing = Vec::new();
         } else {
@@ -485,22 +468,9 @@ impl Session {
                 if end >= MAX_INCOMING {
                     break Received::Failed;
                 }
-                let want = READ_CHUNK;
-                match rustix::net::recv(fd, &mut input[end..end + want], RecvFlags::empty()) {
-                    Ok((0, _)) => break Received::Closed,
-                    Ok((n, _)) => {
-                        end += n;
-                        // Edge-triggered: a short read drained the socket.
-                        if n < want && !hung_up {
-                            *readable = false;
-                        }
-                    }
-                    Err(Errno::AGAIN) => {
-                        *readable = false;
-                        break Received::Drained;
-                    }
-                    Err(Errno::INTR) => {}
-                    Err(_) => break Received::Closed,
+                match recv_edge(fd, &mut input[end..end + READ_CHUNK], readable, hung_up) {
+                    Ok(n) => end += n,
+                    Err(ended) => break ended,
                 }
             };
             // Records sealed on the way (session tickets after the
@@ -649,36 +619,66 @@ impl Wire<'_> {
     /// proves the socket drained.
     pub fn receive(&mut self, buf: &mut [u8], readable: &mut bool, hung_up: bool) -> Received {
         match self {
-            Wire::Plain(fd) => loop {
+            Wire::Plain(fd) => {
                 if !*readable {
                     return Received::Drained;
                 }
-                // recv, not read: the socket path skips the VFS layer (file
-                // position lock, rw_verify_area), a few percent of the kernel
-                // time of a small keep-alive request in `perf record`.
-                let len = buf.len();
-                match rustix::net::recv(*fd, &mut *buf, RecvFlags::empty()) {
-                    Ok((0, _)) => return Received::Closed,
-                    Ok((n, _)) => {
-                        // Edge-triggered: a short read means the socket is
-                        // drained, and any later data raises a new edge;
-                        // saves the EAGAIN read per request.
-                        if n < len && !hung_up {
-                            *readable = false;
-                        }
-                        return Received::Data(n);
-                    }
-                    Err(Errno::AGAIN) => {
-                        *readable = false;
-                        return Received::Drained;
-                    }
-                    Err(Errno::INTR) => {}
-                    Err(_) => return Received::Closed,
+                match recv_edge(fd, buf, readable, hung_up) {
+                    Ok(n) => Received::Data(n),
+                    Err(ended) => ended,
                 }
-            },
+            }
             Wire::Tls { fd, session } => session.receive(fd, buf, readable, hung_up),
         }
     }
+}
+
+/// One read on an edge-triggered socket: `Ok(n)` for `n` bytes, else
+/// what ends the caller's reading (`Drained` or `Closed`). A short read
+/// means the socket is drained, and any later data raises a new edge, so
+/// it clears `readable` (saving the EAGAIN read per request) unless the
+/// peer's FIN was seen, after which a short read proves nothing. `recv`,
+/// not `read`: the socket path skips the VFS layer (file position lock,
+/// rw_verify_area), a few percent of the kernel time of a small keep-alive
+/// request in `perf record`.
+fn recv_edge(
+    fd: &OwnedFd,
+    buf: &mut [u8],
+    readable: &mut bool,
+    hung_up: bool,
+) -> Result<usize, Received> {
+    let len = buf.len();
+    loop {
+        match rustix::net::recv(fd, &mut *buf, RecvFlags::empty()) {
+            Ok((0, _)) => return Err(Received::Closed),
+            Ok((n, _)) => {
+                if n < len && !hung_up {
+                    *readable = false;
+                }
+                return Ok(n);
+            }
+            Err(Errno::AGAIN) => {
+                *readable = false;
+                return Err(Received::Drained);
+            }
+            Err(Errno::INTR) => {}
+            Err(_) => return Err(Received::Closed),
+        }
+    }
+}
+
+/// Sends `bytes` until all are taken or the socket refuses; returns how
+/// many were taken and how it ended.
+fn send_all(fd: &OwnedFd, bytes: &[u8]) -> (usize, rustix::io::Result<()>) {
+    let mut sent = 0;
+    while sent < bytes.len() {
+        match rustix::net::send(fd, &bytes[sent..], SendFlags::NOSIGNAL) {
+            Ok(n) => sent += n,
+            Err(Errno::INTR) => {}
+            Err(e) => return (sent, Err(e)),
+        }
+    }
+    (sent, Ok(()))
 }
 
 /// True when the first bytes on a TLS port are an HTTP request line (an
