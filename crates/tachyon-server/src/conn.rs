@@ -814,7 +814,12 @@ impl Conn {
         self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
     }
 
+    /// Nothing to read or send: the idle timeout runs, and the TLS session
+    /// gives back what it rebuilds when traffic resumes.
     fn become_idle(&mut self, cx: &Turn<'_, '_>) {
+        if let Some(session) = &mut self.session {
+            session.settle();
+        }
         self.phase = Phase::Idle;
         self.deadline = cx.now.saturating_add(secs(cx.limits.idle_timeout));
     }

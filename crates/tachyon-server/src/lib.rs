@@ -20,7 +20,8 @@
 //! - `reply`: request head + snapshot -> the reply, protocol-neutral.
 //! - `h1`: a reply written as HTTP/1.1 into an outbox.
 //! - `outbox`: the bytes a connection still has to send, and sending them.
-//! - `wire`: the socket, or a TLS session in front of it.
+//! - `wire`: the socket, or a TLS session in front of it; `record`: TLS
+//!   1.3 records once rustls has run the handshake.
 //! - `conn`: one connection's state and its read/parse/write cycle.
 //! - `balance`: moving connections off a worker the kernel's hash overloads.
 //! - `worker`: the epoll loop, accept, timers, shutdown.
@@ -37,6 +38,7 @@ mod h2;
 mod limits;
 mod live;
 mod outbox;
+mod record;
 mod reply;
 pub mod stats;
 mod sys;

@@ -208,6 +208,11 @@ impl Resumption {
         // The client's cipher order is a better guide to what its hardware
         // does fast (AES-GCM with AES-NI, ChaCha20 without).
         config.ignore_client_order = false;
+        // TLS 1.3 records are protected by `record` once the handshake is
+        // done: rustls hands over the keys (its kernel-connection API) and,
+        // through its key-log hook, the traffic secrets key updates need.
+        config.enable_secret_extraction = true;
+        config.key_log = Arc::new(crate::record::Handover);
         Ok(Arc::new(config))
     }
 }

@@ -2,7 +2,8 @@
 //! in front of it.
 //!
 //! Owns the system calls that move a connection's bytes and, for HTTPS, the
-//! rustls session that seals them. The plain path is the socket calls
+//! session that seals them: rustls through the handshake (and for TLS 1.2
+//! throughout), then `record` for TLS 1.3. The plain path is the socket calls
 //! alone (one branch on the variant per call); TLS adds a seal of every
 //! byte and has no sendfile (userspace TLS must see the bytes). Does not
 //! decide what to send (`outbox`) nor when (`conn`).
@@ -18,19 +19,21 @@ use std::sync::Arc;
 
 use rustix::io::{Errno, IoSlice};
 use rustix::net::{RecvFlags, SendFlags};
-use rustls::server::{ServerConnectionData, UnbufferedServerConnection};
+use rustls::server::UnbufferedServerConnection;
 use rustls::unbuffered::{
     ConnectionState, EncodeError, EncryptError, InsufficientSizeError, UnbufferedStatus,
-    WriteTraffic,
 };
 use rustls::ServerConfig;
+
+use crate::record::{self, Opened, Records};
 
 /// Most plaintext sealed per send: a disk body's copy is never larger, so
 /// it is never read twice.
 pub const TLS_COPY_CHUNK: u64 = 64 * 1024;
 
-/// A connection's TLS state: rustls's unbuffered session, boxed in the
-/// connection (a plain connection pays one pointer). Its buffers hold only
+/// A connection's TLS state: rustls's unbuffered session, then for TLS
+/// 1.3 the record layer it hands over to; boxed in the connection (a plain
+/// connection pays one pointer). Its buffers hold only
 /// what one call could not finish (a partial record, sealed bytes the
 /// socket refused, plaintext beyond the caller's buffer) and are freed
 /// once emptied; records are opened and sealed in the worker's
@@ -39,7 +42,7 @@ pub const TLS_COPY_CHUNK: u64 = 64 * 1024;
 /// against 3.4 KB for this one (a counting allocator over 200 sessions,
 /// each after one request).
 pub struct Session {
-    tls: UnbufferedServerConnection,
+    tls: Tls,
     /// Received bytes that do not make a whole record yet.
     incoming: Vec<u8>,
     /// Sealed bytes the socket has not taken yet, in order.
@@ -50,6 +53,24 @@ pub struct Session {
     /// The first bytes were looked at (see [`Received::PlainHttp`]).
     sniffed: bool,
     close: Close,
+}
+
+/// Who protects the records.
+enum Tls {
+    /// rustls: every handshake, and TLS 1.2 sessions throughout. `handed`
+    /// keeps the TLS 1.3 traffic secrets rustls derived for this session.
+    Rustls {
+        conn: Box<UnbufferedServerConnection>,
+        handed: record::Handed,
+    },
+    /// A TLS 1.3 session after its handshake: 3.4 KB of rustls state
+    /// become a few hundred bytes (see [`record`]).
+    Records {
+        records: Records,
+        alpn: Option<&'static [u8]>,
+    },
+    /// The handover failed; nothing more is read or sent.
+    Ended,
 }
 
 /// Where the `close_notify` alert is.
@@ -184,7 +205,10 @@ enum Stepped {
 impl Session {
     pub fn new(config: Arc<ServerConfig>) -> Result<Box<Session>, rustls::Error> {
         Ok(Box::new(Session {
-            tls: UnbufferedServerConnection::new(config)?,
+            tls: Tls::Rustls {
+                conn: Box::new(UnbufferedServerConnection::new(config)?),
+                handed: record::Handed::default(),
+            },
             incoming: Vec::new(),
             outgoing: Vec::new(),
             plain: Vec::new(),
@@ -194,21 +218,90 @@ impl Session {
     }
 
     pub fn is_handshaking(&self) -> bool {
-        self.tls.is_handshaking()
+        match &self.tls {
+            Tls::Rustls { conn, .. } => conn.is_handshaking(),
+            Tls::Records { .. } | Tls::Ended => false,
+        }
     }
 
     /// The negotiated version and ALPN protocol, once the handshake is done.
     pub fn facts(&self) -> Option<crate::access::TlsFacts<'_>> {
-        let version = self.tls.protocol_version()?;
-        Some(crate::access::TlsFacts {
-            version: u16::from(version),
-            alpn: self.tls.alpn_protocol(),
-        })
+        match &self.tls {
+            Tls::Rustls { conn, .. } => Some(crate::access::TlsFacts {
+                version: u16::from(conn.protocol_version()?),
+                alpn: conn.alpn_protocol(),
+            }),
+            Tls::Records { alpn, .. } => Some(crate::access::TlsFacts {
+                version: u16::from(rustls::ProtocolVersion::TLSv1_3),
+                alpn: *alpn,
+            }),
+            Tls::Ended => None,
+        }
     }
 
     /// True when ALPN chose HTTP/2.
     pub fn is_h2(&self) -> bool {
-        self.tls.alpn_protocol() == Some(b"h2")
+        self.facts().and_then(|facts| facts.alpn) == Some(b"h2")
+    }
+
+    /// The connection went quiet: gives back what is rebuilt cheaply when
+    /// traffic resumes (a TLS 1.3 session's expanded keys).
+    pub fn settle(&mut self) {
+        if let Tls::Records { records, .. } = &mut self.tls {
+            records.settle();
+        }
+    }
+
+    /// Once rustls has finished a TLS 1.3 handshake (and sealed what it
+    /// had to send, its session tickets included), its records are
+    /// protected here instead. The bytes after the last record rustls
+    /// read are the start of a record and stay in `incoming`.
+    fn hand_over(&mut self) {
+        let Tls::Rustls { conn, .. } = &self.tls else {
+            return;
+        };
+        if conn.is_handshaking()
+            || conn.protocol_version() != Some(rustls::ProtocolVersion::TLSv1_3)
+        {
+            return;
+        }
+        let Tls::Rustls { conn, handed } = std::mem::replace(&mut self.tls, Tls::Ended) else {
+            return;
+        };
+        let suite = conn.negotiated_cipher_suite().map(|suite| suite.suite());
+        if !suite.is_some_and(record::knows) {
+            return;
+        }
+        let alpn = match conn.alpn_protocol() {
+            Some(b"h2") => Some(&b"h2"[..]),
+            Some(b"http/1.1") => Some(&b"http/1.1"[..]),
+            _ => None,
+        };
+        // rustls's kernel connection (for key updates) is not kept: the
+        // secrets handed over derive the next keys here.
+        let Ok((secrets, _)) = conn.dangerous_into_kernel_connection() else {
+            return;
+        };
+        let (Some(suite), Some((tx_key, tx_iv)), Some((rx_key, rx_iv))) =
+            (suite, key_and_iv(&secrets.tx.1), key_and_iv(&secrets.rx.1))
+        else {
+            return;
+        };
+        let tx = record::Keys {
+            key: tx_key,
+            iv: tx_iv,
+            seq: secrets.tx.0,
+            secret: handed.server,
+        };
+        let rx = record::Keys {
+            key: rx_key,
+            iv: rx_iv,
+            seq: secrets.rx.0,
+            secret: handed.client,
+        };
+        if let Some(records) = Records::new(suite, tx, rx) {
+            self.tls = Tls::Records { records, alpn };
+        }
     }
 
     /// Asks for a `close_notify` alert (RFC 8446 §6.1), sealed and sent by
@@ -231,10 +324,21 @@ impl Session {
         output: &mut Sealed,
         mut want: Want<'_, '_>,
     ) -> Stepped {
+        let Session { tls, plain, .. } = self;
+        let (conn, handed) = match tls {
+            Tls::Rustls { conn, handed } => (conn, handed),
+            Tls::Records { records, .. } => {
+                return step_records(records, plain, input, start, output, want)
+            }
+            Tls::Ended => return Stepped::Failed { framing: false },
+        };
         let mut filled = 0usize;
         loop {
             let UnbufferedStatus { discard, state } =
-                self.tls.process_tls_records(&mut input[*start..]);
+                conn.process_tls_records(&mut input[*start..]);
+            if let Some(now) = record::take_handed() {
+                handed.take(now);
+            }
             let mut used = discard;
             let done = match state {
                 Err(e) => Some(Stepped::Failed {
@@ -260,7 +364,7 @@ impl Session {
                                 buf[filled..filled + payload.len()].copy_from_slice(payload);
                                 filled += payload.len();
                             }
-                            _ => self.plain.extend_from_slice(payload),
+                            _ => plain.extend_from_slice(payload),
                         }
                     }
                     failed.then_some(Stepped::Failed { framing: false })
@@ -277,7 +381,10 @@ impl Session {
                 Ok(ConnectionState::WriteTraffic(mut traffic)) => Some(match &mut want {
                     Want::Open(_) => Stepped::Wait,
                     Want::Seal(slices, taken, gather) => {
-                        match seal(&mut traffic, slices, gather, output) {
+                        let encrypt = |plain: &[u8], out: &mut [u8]| {
+                            traffic.encrypt(plain, out).map_err(Need::from)
+                        };
+                        match seal(slices, gather, output, encrypt) {
                             Ok(n) => {
                                 **taken = n;
                                 Stepped::Wait
@@ -313,8 +420,11 @@ impl Session {
     /// queue holds just the alert: a step seals everything queued before
     /// it reads another record).
     fn seal_alert(&mut self, input: &mut [u8], framing: bool, output: &mut Sealed) {
+        let Tls::Rustls { conn, .. } = &mut self.tls else {
+            return;
+        };
         for _ in 0..8 {
-            let UnbufferedStatus { state, .. } = self.tls.process_tls_records(input);
+            let UnbufferedStatus { state, .. } = conn.process_tls_records(input);
             match state {
                 Ok(ConnectionState::EncodeTlsData(mut encode)) => {
                     if output.encode(|out| encode.encode(out)).is_err() || framing {
@@ -473,6 +583,7 @@ impl Session {
                     Err(ended) => break ended,
                 }
             };
+            self.hand_over();
             // Records sealed on the way (session tickets after the
             // handshake's last flight, an alert): best effort here, the
             // rest leaves with the next drain.
@@ -491,6 +602,94 @@ impl Session {
     }
 }
 
+/// The key and IV in what rustls hands over.
+fn key_and_iv(secrets: &rustls::ConnectionTrafficSecrets) -> Option<(&[u8], &[u8])> {
+    match secrets {
+        rustls::ConnectionTrafficSecrets::Aes128Gcm { key, iv }
+        | rustls::ConnectionTrafficSecrets::Aes256Gcm { key, iv }
+        | rustls::ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => {
+            Some((key.as_ref(), iv.as_ref()))
+        }
+        _ => None,
+    }
+}
+
+/// [`Session::step`] for a TLS 1.3 session after its handshake: opens
+/// the whole records in `input[*start..]`, or seals.
+fn step_records(
+    records: &mut Records,
+    plain: &mut Vec<u8>,
+    input: &mut [u8],
+    start: &mut usize,
+    output: &mut Sealed,
+    want: Want<'_, '_>,
+) -> Stepped {
+    let failed = Stepped::Failed { framing: false };
+    let buf = match want {
+        Want::Seal(slices, taken, gather) => {
+            let sealed = seal(slices, gather, output, |plain, out| {
+                records.seal(plain, out).map_err(Need::Bytes)
+            });
+            return match sealed {
+                Ok(n) => {
+                    *taken = n;
+                    Stepped::Wait
+                }
+                Err(()) => failed,
+            };
+        }
+        Want::Close => {
+            return match output.encode(|out| records.seal_alert(None, out).map_err(Need::Bytes)) {
+                Ok(()) => Stepped::Wait,
+                Err(()) => failed,
+            }
+        }
+        Want::Open(buf) => buf,
+    };
+    let mut filled = 0usize;
+    loop {
+        let record = &mut input[*start..];
+        match records.open(record) {
+            Ok(Opened::Partial) => break,
+            Ok(Opened::Data { len, plain: range }) => {
+                let data = &record[range];
+                if buf.len() - filled >= data.len() {
+                    buf[filled..filled + data.len()].copy_from_slice(data);
+                    filled += data.len();
+                } else {
+                    plain.extend_from_slice(data);
+                }
+                *start += len;
+            }
+            Ok(Opened::KeyUpdate { len, reply }) => {
+                *start += len;
+                // §4.6.3: asked to, this side updates too, before anything
+                // else it seals.
+                let update =
+                    |out: &mut [u8]| records.seal_key_update(false, out).map_err(Need::Bytes);
+                if reply && output.encode(update).is_err() {
+                    return failed;
+                }
+            }
+            Ok(Opened::Closed) => {
+                return match filled {
+                    0 => Stepped::Closed,
+                    n => Stepped::Data(n),
+                }
+            }
+            Err(alert) => {
+                let _ =
+                    output.encode(|out| records.seal_alert(Some(alert), out).map_err(Need::Bytes));
+                return failed;
+            }
+        }
+    }
+    match filled {
+        0 => Stepped::Wait,
+        n => Stepped::Data(n),
+    }
+}
+
 /// Seals up to [`TLS_COPY_CHUNK`] bytes of `slices` into `output` as full
 /// records, whatever the slices' bounds (rustls's `encrypt` takes one
 /// slice): whole records are sealed where they lie, and only a record
@@ -500,10 +699,10 @@ impl Session {
 /// -m100 15% costlier per server CPU-second than rustls's buffered API,
 /// which fills records across slices). Returns the plaintext bytes taken.
 fn seal(
-    traffic: &mut WriteTraffic<'_, ServerConnectionData>,
     slices: &[IoSlice<'_>],
     gather: &mut Vec<u8>,
     output: &mut Sealed,
+    mut encrypt: impl FnMut(&[u8], &mut [u8]) -> Result<usize, Need>,
 ) -> Result<usize, ()> {
     gather.clear();
     let limit = TLS_COPY_CHUNK as usize;
@@ -521,17 +720,17 @@ fn seal(
             if gather.len() < MAX_RECORD {
                 continue;
             }
-            output.encode(|out| traffic.encrypt(gather, out))?;
+            output.encode(|out| encrypt(gather, out))?;
             gather.clear();
         }
         let whole = part.len() - part.len() % MAX_RECORD;
         if whole > 0 {
-            output.encode(|out| traffic.encrypt(&part[..whole], out))?;
+            output.encode(|out| encrypt(&part[..whole], out))?;
         }
         gather.extend_from_slice(&part[whole..]);
     }
     if !gather.is_empty() {
-        output.encode(|out| traffic.encrypt(gather, out))?;
+        output.encode(|out| encrypt(gather, out))?;
     }
     Ok(taken)
 }

@@ -347,6 +347,131 @@ fn records_in_pieces_and_a_reader_that_pauses_get_every_byte_in_order() {
     assert_eq!(text, "small");
 }
 
+/// An `openssl s_client` kept open, fed a line at a time: its stdin is
+/// read in chunks and a chunk that starts with `K` or `k` is a command
+/// (a key update) and nothing else, so each write waits for the output of
+/// the one before.
+struct Interactive {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    out: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Interactive {
+    fn start(at: SocketAddr, name: &str, extra: &[&str]) -> Interactive {
+        let connect = format!("127.0.0.1:{}", at.port());
+        let mut child = Command::new("openssl")
+            .args(["s_client", "-connect", &connect, "-servername", name])
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("openssl is required for this test");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = std::sync::Arc::clone(&out);
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n @ 1..) = stdout.read(&mut chunk) {
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
+            }
+        });
+        Interactive { child, stdin, out }
+    }
+
+    /// Writes `input`, then waits until `expect` appears `times` times in
+    /// all the output so far.
+    fn send(&mut self, input: &str, expect: &str, times: usize) {
+        self.stdin.write_all(input.as_bytes()).unwrap();
+        self.stdin.flush().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.out.lock().unwrap().matches(expect).count() < times {
+            assert!(
+                Instant::now() < deadline,
+                "no {expect:?} (x{times}) after {input:?}; output:\n{}",
+                self.out.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Interactive {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// TLS 1.3 records are protected by tachyon's own record layer once
+/// rustls has run the handshake; a key update (RFC 8446 §4.6.3) is where
+/// it must derive keys itself. `K` asks for an update in return (which
+/// `-msg` shows arriving, and every later response opens only under the
+/// next keys); `k` does not.
+#[test]
+fn key_updates_either_way_keep_a_tls_1_3_connection_serving() {
+    let site = TestSite::new();
+    site.file("a.txt", "secret sauce");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let request = "GET /a.txt HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    let mut client = Interactive::start(
+        https,
+        "localhost",
+        &["-tls1_3", "-alpn", "http/1.1", "-msg"],
+    );
+    client.send(request, "secret sauce", 1);
+    client.send("K\n", "<<< TLS 1.3, Handshake [length 0005], KeyUpdate", 1);
+    client.send(request, "secret sauce", 2);
+    client.send("k\n", ">>> TLS 1.3, Handshake [length 0005], KeyUpdate", 2);
+    client.send(request, "secret sauce", 3);
+    client.send("K\n", "<<< TLS 1.3, Handshake [length 0005], KeyUpdate", 2);
+    client.send(request, "secret sauce", 4);
+    let out = client.out.lock().unwrap().clone();
+    assert_eq!(out.matches("HTTP/1.1 200 OK").count(), 4, "{out}");
+    assert!(!out.contains("alert"), "{out}");
+}
+
+/// TLS 1.2 sessions stay with rustls from handshake to close.
+#[test]
+fn tls_1_2_and_each_tls_1_3_cipher_suite_serve_a_large_body_intact() {
+    let site = TestSite::new();
+    let body: Vec<u8> = (0..1_000_000u32)
+        .map(|i| (i * 13 + i / 509) as u8)
+        .collect();
+    site.file("big.bin", &body);
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let out = site.path("got.bin");
+    for how in [
+        ["--tls13-ciphers", "TLS_AES_128_GCM_SHA256"],
+        ["--tls13-ciphers", "TLS_AES_256_GCM_SHA384"],
+        ["--tls13-ciphers", "TLS_CHACHA20_POLY1305_SHA256"],
+        ["--tls-max", "1.2"],
+    ] {
+        for version in ["--http1.1", "--http2"] {
+            let (ok, _, err) = curl(
+                &pki,
+                https,
+                "localhost",
+                "/big.bin",
+                &[how[0], how[1], version, "-o", path(&out)],
+            );
+            assert!(ok, "{how:?} {version}: {err}");
+            assert!(
+                std::fs::read(&out).unwrap() == body,
+                "{how:?} {version}: the body differs"
+            );
+        }
+    }
+}
+
 #[test]
 fn redirect_https_sends_plain_requests_to_the_same_url_on_https() {
     let site = TestSite::new();
