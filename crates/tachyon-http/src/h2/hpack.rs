@@ -374,12 +374,6 @@ pub struct Fields {
 }
 
 impl Fields {
-    /// Drops the values and the buffer that held them (an idle connection
-    /// keeps none).
-    pub fn release(&mut self) {
-        *self = Fields::default();
-    }
-
     fn get(&self, slot: Slot) -> Option<&[u8]> {
         self.slots[slot as usize].clone().map(|r| &self.buf[r])
     }
