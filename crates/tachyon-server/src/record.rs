@@ -42,6 +42,19 @@ const ALERT: u8 = 21;
 const HANDSHAKE: u8 = 22;
 const KEY_UPDATE: u8 = 24;
 
+/// Why nothing was sealed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// `out` needs this many bytes of room.
+    Room(usize),
+    /// A key update without the secret the next key comes from (the
+    /// handshake did not hand it over).
+    NoSecret,
+}
+
+/// A sealed key update: its 5-byte message in one record.
+const UPDATE_LEN: usize = OVERHEAD + 5;
+
 /// An alert this side ends the session with (RFC 8446 §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Alert {
@@ -316,17 +329,17 @@ impl Records {
     }
 
     /// Seals `plain` as application data records into `out`; returns the
-    /// bytes written, or the room needed when `out` is short. A key about
-    /// to reach its limit is replaced first, with a key update sealed
-    /// before the data.
-    pub fn seal(&mut self, plain: &[u8], out: &mut [u8]) -> Result<usize, usize> {
-        let mut written = 0;
-        if self.tx.seq >= self.limit {
-            written = self.seal_key_update(false, out)?;
-        }
-        let need = written + Records::sealed_len(plain.len());
+    /// bytes written. A key at its limit is replaced first, with a key
+    /// update sealed before the data. Nothing is sealed when refused.
+    pub fn seal(&mut self, plain: &[u8], out: &mut [u8]) -> Result<usize, Refused> {
+        let update = self.tx.seq >= self.limit;
+        let need = Records::sealed_len(plain.len()) + if update { UPDATE_LEN } else { 0 };
         if out.len() < need {
-            return Err(need);
+            return Err(Refused::Room(need));
+        }
+        let mut written = 0;
+        if update {
+            written = self.seal_key_update(false, out)?;
         }
         for chunk in plain.chunks(MAX_PLAIN) {
             written += self.seal_record(APPLICATION_DATA, chunk, &mut out[written..]);
@@ -335,29 +348,34 @@ impl Records {
     }
 
     /// Seals a fatal alert (or `close_notify` when `alert` is `None`).
-    pub fn seal_alert(&mut self, alert: Option<Alert>, out: &mut [u8]) -> Result<usize, usize> {
+    pub fn seal_alert(&mut self, alert: Option<Alert>, out: &mut [u8]) -> Result<usize, Refused> {
         let body = match alert {
             None => [1, 0],
             Some(alert) => [2, alert as u8],
         };
-        self.seal_message(ALERT, &body, out)
+        let need = Records::sealed_len(body.len());
+        if out.len() < need {
+            return Err(Refused::Room(need));
+        }
+        Ok(self.seal_record(ALERT, &body, out))
     }
 
     /// Seals a key update and moves to the next sending key (§4.6.3):
     /// `request` asks the peer to update its own.
-    pub fn seal_key_update(&mut self, request: bool, out: &mut [u8]) -> Result<usize, usize> {
-        let written =
-            self.seal_message(HANDSHAKE, &[KEY_UPDATE, 0, 0, 1, u8::from(request)], out)?;
-        self.tx.update(self.aead, self.hkdf).map_err(|_| 0usize)?;
-        Ok(written)
-    }
-
-    fn seal_message(&mut self, kind: u8, body: &[u8], out: &mut [u8]) -> Result<usize, usize> {
-        let need = Records::sealed_len(body.len());
-        if out.len() < need {
-            return Err(need);
+    pub fn seal_key_update(&mut self, request: bool, out: &mut [u8]) -> Result<usize, Refused> {
+        if self.tx.secret.is_none() {
+            return Err(Refused::NoSecret);
         }
-        Ok(self.seal_record(kind, body, out))
+        if out.len() < UPDATE_LEN {
+            return Err(Refused::Room(UPDATE_LEN));
+        }
+        let message = [KEY_UPDATE, 0, 0, 1, u8::from(request)];
+        let written = self.seal_record(HANDSHAKE, &message, out);
+        // Cannot fail: the secret is there, and the lengths are the suite's.
+        self.tx
+            .update(self.aead, self.hkdf)
+            .map_err(|_| Refused::NoSecret)?;
+        Ok(written)
     }
 
     /// One record; `out` has room (checked by the callers).
@@ -652,6 +670,9 @@ mod tests {
         let mut out = vec![0; 64];
         let n = server.seal_alert(None, &mut out).unwrap();
         assert_eq!(client.open(&mut out[..n]), Ok(Opened::Closed));
+        // Nothing after the alert is read.
+        assert_eq!(client.open(&mut [0xff; 40]), Ok(Opened::Closed));
+        let (mut server, mut client) = pair(CipherSuite::TLS13_AES_128_GCM_SHA256);
         let mut ticket = sealed_by_hand(&mut server, &[4, 0, 0, 0, HANDSHAKE]);
         assert_eq!(client.open(&mut ticket), Err(Alert::UnexpectedMessage));
     }
