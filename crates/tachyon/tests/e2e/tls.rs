@@ -131,18 +131,28 @@ fn served_subject(at: SocketAddr, name: &str) -> String {
         .replace(' ', "")
 }
 
-/// Runs `openssl s_client` with `input` on its stdin; returns (success,
-/// stdout, stderr).
-fn s_client(at: SocketAddr, name: &str, extra: &[&str], input: &[u8]) -> (bool, String, String) {
+/// `openssl s_client` to the server, stdin and stdout piped.
+fn spawn_s_client(
+    at: SocketAddr,
+    name: &str,
+    extra: &[&str],
+    stderr: Stdio,
+) -> std::process::Child {
     let connect = format!("127.0.0.1:{}", at.port());
-    let mut child = Command::new("openssl")
+    Command::new("openssl")
         .args(["s_client", "-connect", &connect, "-servername", name])
         .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
-        .expect("openssl is required for this test");
+        .expect("openssl is required for this test")
+}
+
+/// Runs `openssl s_client` with `input` on its stdin; returns (success,
+/// stdout, stderr).
+fn s_client(at: SocketAddr, name: &str, extra: &[&str], input: &[u8]) -> (bool, String, String) {
+    let mut child = spawn_s_client(at, name, extra, Stdio::piped());
     child.stdin.take().unwrap().write_all(input).unwrap();
     let out = child.wait_with_output().unwrap();
     (
@@ -359,15 +369,7 @@ struct Interactive {
 
 impl Interactive {
     fn start(at: SocketAddr, name: &str, extra: &[&str]) -> Interactive {
-        let connect = format!("127.0.0.1:{}", at.port());
-        let mut child = Command::new("openssl")
-            .args(["s_client", "-connect", &connect, "-servername", name])
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("openssl is required for this test");
+        let mut child = spawn_s_client(at, name, extra, Stdio::null());
         let stdin = child.stdin.take().unwrap();
         let mut stdout = child.stdout.take().unwrap();
         let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
