@@ -442,10 +442,7 @@ impl Direction {
         let mut next = [0u8; 48];
         expand_label(hkdf, secret.bytes(), b"traffic upd", &mut next[..len])?;
         let next = Secret::new(&next[..len]).ok_or(Alert::InternalError)?;
-        let mut key = [0u8; 32];
-        expand_label(hkdf, next.bytes(), b"key", &mut key[..aead.key_len()])?;
-        expand_label(hkdf, next.bytes(), b"iv", &mut self.iv)?;
-        self.key = key;
+        (self.key, self.iv) = traffic_keys(aead, hkdf, &next)?;
         self.secret = Some(next);
         self.seq = 0;
         self.expanded = None;
@@ -461,13 +458,21 @@ fn derives(
     key: &[u8],
     iv: &[u8],
 ) -> bool {
-    let mut derived = [0u8; 32 + aead::NONCE_LEN];
-    let (k, i) = derived.split_at_mut(aead.key_len());
-    let i = &mut i[..aead::NONCE_LEN];
-    expand_label(hkdf, secret.bytes(), b"key", k).is_ok()
-        && expand_label(hkdf, secret.bytes(), b"iv", i).is_ok()
-        && k == key
-        && i == iv
+    traffic_keys(aead, hkdf, secret).is_ok_and(|(k, i)| &k[..aead.key_len()] == key && i[..] == *iv)
+}
+
+/// The key (its first `aead.key_len()` bytes) and IV a traffic secret
+/// makes (RFC 8446 §7.3).
+fn traffic_keys(
+    aead: &'static aead::Algorithm,
+    hkdf: hkdf::Algorithm,
+    secret: &Secret,
+) -> Result<([u8; 32], [u8; aead::NONCE_LEN]), Alert> {
+    let mut key = [0u8; 32];
+    let mut iv = [0u8; aead::NONCE_LEN];
+    expand_label(hkdf, secret.bytes(), b"key", &mut key[..aead.key_len()])?;
+    expand_label(hkdf, secret.bytes(), b"iv", &mut iv)?;
+    Ok((key, iv))
 }
 
 /// HKDF-Expand-Label with an empty context (RFC 8446 §7.1).
@@ -499,17 +504,13 @@ mod tests {
     fn pair(suite: CipherSuite) -> (Records, Records) {
         let a = Secret::new(&[7; 32]).unwrap();
         let b = Secret::new(&[9; 32]).unwrap();
+        let aead = match suite {
+            CipherSuite::TLS13_AES_128_GCM_SHA256 => &aead::AES_128_GCM,
+            _ => &aead::CHACHA20_POLY1305,
+        };
         let keys = |secret: &Secret| {
-            let mut key = [0u8; 32];
-            let mut iv = [0u8; 12];
-            let len = if suite == CipherSuite::TLS13_AES_128_GCM_SHA256 {
-                16
-            } else {
-                32
-            };
-            expand_label(hkdf::HKDF_SHA256, secret.bytes(), b"key", &mut key[..len]).unwrap();
-            expand_label(hkdf::HKDF_SHA256, secret.bytes(), b"iv", &mut iv).unwrap();
-            (key, iv, len)
+            let (key, iv) = traffic_keys(aead, hkdf::HKDF_SHA256, secret).unwrap();
+            (key, iv, aead.key_len())
         };
         let (ka, ia, len) = keys(&a);
         let (kb, ib, _) = keys(&b);

@@ -269,18 +269,18 @@ impl Session {
         let Tls::Rustls { conn, .. } = &self.tls else {
             return;
         };
+        // Checked before rustls is let go: a suite `record` does not know
+        // stays with rustls.
+        let suite = conn.negotiated_cipher_suite().map(|suite| suite.suite());
         if conn.is_handshaking()
             || conn.protocol_version() != Some(rustls::ProtocolVersion::TLSv1_3)
+            || !suite.is_some_and(record::knows)
         {
             return;
         }
         let Tls::Rustls { conn, handed } = std::mem::replace(&mut self.tls, Tls::Ended) else {
             return;
         };
-        let suite = conn.negotiated_cipher_suite().map(|suite| suite.suite());
-        if !suite.is_some_and(record::knows) {
-            return;
-        }
         let alpn = match conn.alpn_protocol() {
             Some(b"h2") => Some(&b"h2"[..]),
             Some(b"http/1.1") => Some(&b"http/1.1"[..]),
