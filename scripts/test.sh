@@ -2,8 +2,8 @@
 # Every test, on a fresh Debian machine with only a Rust toolchain: installs
 # the real clients the end-to-end specs talk to (curl, ApacheBench, wrk,
 # headless Chromium, openssl s_client, testssl.sh, promtool,
-# systemd-socket-activate, nghttp and h2load, and h2spec from the Go module
-# proxy) when they are missing, then runs the whole
+# systemd-socket-activate, nghttp and h2load, ss, and h2spec from the Go
+# module proxy) when they are missing, then runs the whole
 # workspace's tests. `.ci/run` calls exactly this. Extra arguments go to
 # `cargo test`.
 set -euo pipefail
@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 need=()
 for tool in curl:curl ab:apache2-utils wrk:wrk chromium-headless-shell:chromium-headless-shell \
     openssl:openssl testssl:testssl.sh promtool:prometheus \
-    systemd-socket-activate:systemd nghttp:nghttp2-client h2load:nghttp2-client go:golang-go; do
+    systemd-socket-activate:systemd nghttp:nghttp2-client h2load:nghttp2-client ss:iproute2 \
+    go:golang-go; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then

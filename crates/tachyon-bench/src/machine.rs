@@ -1,5 +1,5 @@
 //! Facts about the machine a run measured on, recorded with its results:
-//! cores, CPU model, kernel, memory.
+//! cores, CPU model, kernel, memory, TCP congestion control.
 
 use crate::results::Machine;
 
@@ -25,6 +25,10 @@ pub fn machine_facts() -> Machine {
         cpu_model,
         kernel,
         memory_gib: memory_kib / 1_048_576.0,
+        tcp_congestion: std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control")
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
         tools: crate::setup::tool_versions(),
     }
 }

@@ -680,8 +680,15 @@ fn machine_lines(r: &Results) -> Vec<String> {
     }
     v.extend([
         format!(
-            "Machine: {} cores, {}, Linux {}, {:.0} GiB",
-            m.cores, m.cpu_model, m.kernel, m.memory_gib
+            "Machine: {} cores, {}, Linux {}, {:.0} GiB{}",
+            m.cores,
+            m.cpu_model,
+            m.kernel,
+            m.memory_gib,
+            match m.tcp_congestion.as_str() {
+                "" => String::new(),
+                cc => format!(", TCP congestion control {cc}"),
+            }
         ),
         format!("Command: `{}`", r.command),
         format!(

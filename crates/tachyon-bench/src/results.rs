@@ -32,6 +32,13 @@ pub struct Machine {
     pub cpu_model: String,
     pub kernel: String,
     pub memory_gib: f64,
+    /// The system's TCP congestion control (`net.ipv4.tcp_congestion_control`)
+    /// and what servers on loopback get from it: a pacing one (BBR) arms a
+    /// timer per pacing gap even where nothing queues, which bills servers
+    /// that transmit in their own context. Empty in runs recorded before
+    /// it was kept.
+    #[serde(default)]
+    pub tcp_congestion: String,
     pub tools: Vec<(String, String)>,
 }
 

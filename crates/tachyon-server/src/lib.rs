@@ -51,6 +51,6 @@ pub use limits::Limits;
 pub use live::{Generation, Live};
 pub use sys::{
     adopt_listeners, bind_listeners, connection_cap, raise_fd_limit, BindError, Endpoint,
-    Listeners, Scheme,
+    ListenOptions, Listeners, Scheme, LOOPBACK_CONGESTION,
 };
 pub use worker::{run, Observe, Shutdown};

@@ -91,6 +91,13 @@ pub struct Args {
     #[arg(long)]
     pub no_h2: bool,
 
+    /// TCP congestion control for listeners on a loopback address, whose
+    /// clients are all on this host: `system` keeps the system's. Pacing
+    /// (BBR's) has no queue to spare there and costs a timer per gap
+    /// [default: cubic]
+    #[arg(long, value_name = "NAME")]
+    pub loopback_congestion: Option<String>,
+
     /// Time allowed to send a request head, e.g. 10s [default: 10s]
     #[arg(long, value_name = "DURATION")]
     pub header_timeout: Option<String>,

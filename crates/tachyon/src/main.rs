@@ -22,7 +22,7 @@ use tachyon_http::response::{Field, Name};
 use tachyon_server::access::LogWriter;
 use tachyon_server::admin::{Admin, Reloads};
 use tachyon_server::stats::Board;
-use tachyon_server::{Endpoint, Generation, Https, Live, Observe, Scheme, Shutdown};
+use tachyon_server::{Endpoint, Generation, Https, ListenOptions, Live, Observe, Scheme, Shutdown};
 use tachyon_snapshot::{CacheDir, EncodeCache, LoadOptions, PendingVariant, Progress, Snapshot};
 
 use crate::certs::Tls;
@@ -141,6 +141,10 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     if let Some(tls) = &tls {
         generation = generation.with_tls(tls.config(&settings)?);
     }
+    let listen = ListenOptions {
+        backlog: 4096,
+        loopback_congestion: settings.loopback_congestion.clone(),
+    };
     let inherited = activation::inherited()?;
     let (listeners, inherited_admin) = match inherited {
         Some(handed) => {
@@ -149,14 +153,18 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
                     "systemd handed over an https socket, but no certificate is configured (tls.cert and tls.key)"
                 );
             }
-            let listeners = tachyon_server::adopt_listeners(handed.sockets, settings.threads)?;
+            let listeners =
+                tachyon_server::adopt_listeners(handed.sockets, settings.threads, &listen)?;
             (listeners, handed.admin)
         }
         None => (
-            tachyon_server::bind_listeners(&endpoints(&settings), settings.threads, 4096)?,
+            tachyon_server::bind_listeners(&endpoints(&settings), settings.threads, &listen)?,
             None,
         ),
     };
+    for refusal in &listeners.refused {
+        warn(refusal);
+    }
     let https = https_policy(&settings, &listeners.local);
     let requested = settings.limits.max_connections;
     settings.limits.max_connections =

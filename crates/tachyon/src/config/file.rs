@@ -26,6 +26,9 @@ pub struct ConfigFile {
     pub sendfile: Option<bool>,
     /// HTTP/2 (ALPN h2 and cleartext with prior knowledge); on by default.
     pub http2: Option<bool>,
+    /// The congestion control of loopback listeners ("system": the
+    /// system's); "cubic" by default.
+    pub loopback_congestion: Option<String>,
     pub listing: Option<bool>,
     pub clean_urls: Option<bool>,
     pub fallback: Option<String>,

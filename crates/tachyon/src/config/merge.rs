@@ -215,6 +215,34 @@ pub(super) fn admin(args: &Args, file: &ConfigFile) -> anyhow::Result<Option<Soc
     }
 }
 
+/// `--loopback-congestion` / `loopback_congestion`: an algorithm's name as
+/// the kernel spells them (at most 15 bytes of `[a-z0-9_]`), or `system`.
+/// Whether the kernel has it is known only when a listener asks.
+pub(super) fn loopback_congestion(
+    args: &Args,
+    file: &ConfigFile,
+) -> anyhow::Result<Option<String>> {
+    let name = args
+        .loopback_congestion
+        .as_deref()
+        .or(file.loopback_congestion.as_deref())
+        .unwrap_or(tachyon_server::LOOPBACK_CONGESTION);
+    if name == "system" {
+        return Ok(None);
+    }
+    let well_formed = !name.is_empty()
+        && name.len() <= 15
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if !well_formed {
+        bail!(
+            "loopback_congestion: {name:?} is not a congestion control's name (e.g. cubic, reno, bbr; or system)"
+        );
+    }
+    Ok(Some(name.to_string()))
+}
+
 pub(super) fn threads(args: &Args, file: &ConfigFile) -> anyhow::Result<usize> {
     let threads = args
         .threads

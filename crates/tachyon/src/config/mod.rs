@@ -76,6 +76,8 @@ pub struct Settings {
     pub root: PathBuf,
     pub listen: Vec<SocketAddr>,
     pub threads: usize,
+    /// The congestion control of loopback listeners; `None`: the system's.
+    pub loopback_congestion: Option<String>,
     pub load: LoadOptions,
     /// Virtual hosts; requests naming none of them get `root`.
     pub hosts: Vec<VirtualHost>,
@@ -165,6 +167,7 @@ impl Settings {
         Ok(Settings {
             listen: merge::listen(args, &file)?,
             threads: merge::threads(args, &file)?,
+            loopback_congestion: merge::loopback_congestion(args, &file)?,
             tls: merge::tls(args, &file.tls, &hosts)?,
             log: merge::log(args, &file.log)?,
             admin: merge::admin(args, &file)?,
@@ -202,6 +205,11 @@ impl Settings {
             follow_outside_symlinks: Some(self.load.follow_outside_symlinks),
             sendfile: Some(self.load.sendfile),
             http2: Some(l.h2.is_some()),
+            loopback_congestion: Some(
+                self.loopback_congestion
+                    .clone()
+                    .unwrap_or_else(|| "system".to_string()),
+            ),
             listing: Some(self.load.listing),
             clean_urls: Some(self.load.clean_urls),
             fallback: self.load.fallback.clone(),

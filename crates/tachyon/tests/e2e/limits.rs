@@ -2,6 +2,7 @@
 //! graceful shutdown.
 
 use std::io::Read;
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use crate::support::{eventually, raise_nofile, Raw, Server, TestSite};
@@ -226,4 +227,81 @@ fn connections_opened_together_are_all_served_by_two_workers() {
         }
         assert_eq!(conn.get("/a.txt", "").status, 200, "connection {i}");
     }
+}
+
+/// The congestion control `ss` reports for the server's side of its one
+/// established connection on `port`.
+fn congestion_of_server_side(port: u16) -> String {
+    let filter = format!("( sport = :{port} )");
+    let (ok, out, err) = crate::support::run("ss", &["-tinH", "state", "established", &filter]);
+    assert!(ok, "ss failed: {err}");
+    ["cubic", "reno", "bbr", "dctcp", "vegas", "westwood", "htcp"]
+        .into_iter()
+        .find(|name| out.split_whitespace().any(|word| word == *name))
+        .unwrap_or_else(|| panic!("no congestion control in ss's output: {out}"))
+        .to_string()
+}
+
+/// A listener on a loopback address gives its connections a congestion
+/// control that does not pace (cubic unless configured; `system` keeps
+/// the system's), where BBR's pacing timers cost the server a timer per gap
+/// with nothing to spare; a wildcard listener keeps the system's, since
+/// its clients may be across a network.
+#[test]
+fn loopback_listeners_choose_their_congestion_control() {
+    let site = site();
+    let system = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control")
+        .expect("the system's congestion control")
+        .trim()
+        .to_string();
+    let cases: [(&str, &[&str], &str); 4] = [
+        ("127.0.0.1:0", &[], "cubic"),
+        ("127.0.0.1:0", &["--loopback-congestion", "reno"], "reno"),
+        ("127.0.0.1:0", &["--loopback-congestion", "system"], &system),
+        ("0.0.0.0:0", &["--loopback-congestion", "reno"], &system),
+    ];
+    for (listen, args, expected) in cases {
+        let server = Server::start_with(&site.root, listen, args);
+        let mut c = Raw::connect(SocketAddr::from(([127, 0, 0, 1], server.addr.port())));
+        assert_eq!(c.get("/a.txt", "").status, 200);
+        assert_eq!(
+            congestion_of_server_side(server.addr.port()),
+            expected,
+            "listening on {listen} with {args:?}"
+        );
+    }
+}
+
+/// A congestion control the kernel lacks leaves the system's in place and
+/// says so; a name no kernel could have is a configuration error.
+#[test]
+fn a_congestion_control_the_kernel_refuses_is_named() {
+    let site = site();
+    let server = Server::start(&site.root, &["--loopback-congestion", "nosuchcc"]);
+    // Said on stderr before the URL on stdout; the two pipes may arrive
+    // in either order.
+    let refusal = "congestion control nosuchcc refused";
+    assert!(
+        server.startup.iter().any(|line| line.contains(refusal))
+            || server
+                .wait_for_line(refusal, Duration::from_secs(2))
+                .is_some(),
+        "startup: {:?}",
+        server.startup
+    );
+    assert_eq!(server.connect().get("/a.txt", "").status, 200);
+    let exit = crate::support::run_tachyon([
+        site.root.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--loopback-congestion",
+        "Cubic!",
+    ]);
+    assert_eq!(exit.code, Some(2), "a malformed name: {}", exit.stderr);
+    assert!(
+        exit.stderr
+            .contains("loopback_congestion: \"Cubic!\" is not a congestion control"),
+        "stderr: {}",
+        exit.stderr
+    );
 }
