@@ -5,10 +5,7 @@ use crate::results::Machine;
 
 pub fn machine_facts() -> Machine {
     let (cores, cpu_model) = cpu();
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .unwrap_or_default()
-        .trim()
-        .to_string();
+    let kernel = proc_value("/proc/sys/kernel/osrelease");
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let memory_kib: f64 = meminfo
         .lines()
@@ -25,12 +22,17 @@ pub fn machine_facts() -> Machine {
         cpu_model,
         kernel,
         memory_gib: memory_kib / 1_048_576.0,
-        tcp_congestion: std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control")
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
+        tcp_congestion: proc_value("/proc/sys/net/ipv4/tcp_congestion_control"),
         tools: crate::setup::tool_versions(),
     }
+}
+
+/// A one-value file under /proc, trimmed; empty where it cannot be read.
+fn proc_value(path: &str) -> String {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .trim()
+        .to_string()
 }
 
 /// Cores and CPU model: what makes two runs comparable, and cheap to read

@@ -109,11 +109,7 @@ pub fn bind_listeners(
                 addr: requested,
                 source: e.into(),
             })?;
-            if let Some(refusal) = choose_congestion(&fd, requested, options) {
-                if !refused.contains(&refusal) {
-                    refused.push(refusal);
-                }
-            }
+            choose_congestion(&fd, requested, options, &mut refused);
             if addr.port() == 0 {
                 addr = local_addr(&fd).map_err(|e| BindError::Bind {
                     addr: requested,
@@ -151,11 +147,7 @@ pub fn adopt_listeners(
         // Best effort, as for our own listeners (see `listen_one`).
         let _ = tachyon_sys::set_tcp_notsent_lowat(fd.as_fd(), NOTSENT_LOWAT);
         defer_accept(&fd);
-        if let Some(refusal) = choose_congestion(&fd, addr, options) {
-            if !refused.contains(&refusal) {
-                refused.push(refusal);
-            }
-        }
+        choose_congestion(&fd, addr, options, &mut refused);
         for sockets in per_worker.iter_mut() {
             sockets.push(fd.try_clone().map_err(BindError::Inherited)?);
         }
@@ -171,17 +163,30 @@ pub fn adopt_listeners(
 /// Gives a listener bound to a loopback address the configured congestion
 /// control (see [`LOOPBACK_CONGESTION`]); what the kernel refuses (an
 /// algorithm it lacks or does not allow this user) leaves the system's in
-/// place and is returned as a line for the start-up summary.
-fn choose_congestion(fd: &OwnedFd, addr: SocketAddr, options: &ListenOptions) -> Option<String> {
-    let name = options.loopback_congestion.as_deref()?;
+/// place and adds a line for the start-up summary to `refused`, once per
+/// address (each worker's socket, or each one a predecessor handed over,
+/// would say it again).
+fn choose_congestion(
+    fd: &OwnedFd,
+    addr: SocketAddr,
+    options: &ListenOptions,
+    refused: &mut Vec<String>,
+) {
+    let Some(name) = options.loopback_congestion.as_deref() else {
+        return;
+    };
     if !addr.ip().is_loopback() {
-        return None;
+        return;
     }
-    let refusal = net::sockopt::set_tcp_congestion(fd, name).err()?;
-    Some(format!(
-        "{addr}: congestion control {name} refused ({}): the system's is kept",
-        std::io::Error::from(refusal)
-    ))
+    if let Err(e) = net::sockopt::set_tcp_congestion(fd, name) {
+        let line = format!(
+            "{addr}: congestion control {name} refused ({}): the system's is kept",
+            std::io::Error::from(e)
+        );
+        if !refused.contains(&line) {
+            refused.push(line);
+        }
+    }
 }
 
 /// Fails with EADDRINUSE when something already listens on `addr`, even a
