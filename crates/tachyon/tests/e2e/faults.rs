@@ -575,13 +575,32 @@ fn a_client_that_never_reads_pins_little_kernel_memory() {
 /// Unsent bytes on each of the server's connections, by client port, as
 /// `ss` reports them (`notsent:`, absent when zero).
 pub(crate) fn server_unsent(server: std::net::SocketAddr) -> std::collections::HashMap<u16, u64> {
+    server_sockets(server)
+        .into_iter()
+        .map(|(port, socket)| (port, socket.unsent))
+        .collect()
+}
+
+/// What `ss -ti` says of one of the server's connections.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SocketFacts {
+    /// Bytes queued but not yet sent (`notsent:`).
+    pub unsent: u64,
+    /// Bytes the client has acknowledged, i.e. received (`bytes_acked:`).
+    pub acked: u64,
+}
+
+/// The server's established connections, by client port.
+pub(crate) fn server_sockets(
+    server: std::net::SocketAddr,
+) -> std::collections::HashMap<u16, SocketFacts> {
     let out = std::process::Command::new("ss")
         .args(["-tinH", "state", "established"])
         .arg(format!("( sport = :{} )", server.port()))
         .output()
         .expect("ss (iproute2)");
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut unsent = std::collections::HashMap::new();
+    let mut sockets = std::collections::HashMap::new();
     let mut client = None;
     for line in text.lines() {
         if !line.starts_with(char::is_whitespace) {
@@ -591,15 +610,20 @@ pub(crate) fn server_unsent(server: std::net::SocketAddr) -> std::collections::H
                 .and_then(|peer| peer.rsplit(':').next())
                 .and_then(|port| port.parse::<u16>().ok());
         } else if let Some(port) = client.take() {
-            let bytes = line
-                .split_whitespace()
-                .find_map(|f| f.strip_prefix("notsent:"))
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
-            unsent.insert(port, bytes);
+            let field = |name: &str| {
+                line.split_whitespace()
+                    .find_map(|f| f.strip_prefix(name))
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0)
+            };
+            let facts = SocketFacts {
+                unsent: field("notsent:"),
+                acked: field("bytes_acked:"),
+            };
+            sockets.insert(port, facts);
         }
     }
-    unsent
+    sockets
 }
 
 /// A client that reads in small steps (ab reads 8 KiB at a time) never
