@@ -490,10 +490,19 @@ fn a_drain_sends_goaway_with_the_last_stream() {
     let answered = read_until(&mut s, |kind, stream, _| kind == DATA && stream == 3);
     assert!(answered);
     server.signal(rustix::process::Signal::TERM);
-    let goaway = read_until(&mut s, |kind, _, payload| {
+    // What arrived instead, should it fail: (type, stream, payload head).
+    let seen = std::cell::RefCell::new(Vec::new());
+    let goaway = read_until(&mut s, |kind, stream, payload| {
+        seen.borrow_mut()
+            .push((kind, stream, payload[..payload.len().min(8)].to_vec()));
         kind == GOAWAY && payload[..8] == [0, 0, 0, 3, 0, 0, 0, 0]
     });
-    assert!(goaway, "no GOAWAY(NO_ERROR, last stream 3)");
+    let end = s.read(&mut [0u8; 1]);
+    assert!(
+        goaway,
+        "no GOAWAY(NO_ERROR, last stream 3); frames {:?}, then {end:?}",
+        seen.borrow()
+    );
 }
 
 /// RFC 9218: of two large responses requested together, the one asked
@@ -650,90 +659,134 @@ fn a_window_that_never_opens_falls_under_the_send_timeout() {
 /// it reads is a wake-up of the worker (h2load -c1 -m100 on 64 KiB: 14-16
 /// µs of server CPU per response instead of 8-12).
 ///
-/// The bound in force is read directly: the reader is stopped (SIGSTOP),
-/// its receive buffer fills, and the queue the server is then left holding
-/// is what the bound allows, about one segment above it. Watching a
-/// running reader instead depended on how fast it drained: under cubic on
-/// loopback (no pacing) a reader that kept up left nothing queued at all.
-/// Bodies of 1 MiB x 100 streams keep more on the way than the largest
-/// receive buffer (`tcp_rmem` allows 32 MiB here) can hold.
+/// The bound in force is read directly: the client reads 4 MiB of a burst
+/// of 100 MiB and stops, its receive buffer (fixed at 128 KiB, so it
+/// cannot grow to hold the rest) fills, and the queue the server is left
+/// holding is what the bound allows, about one segment above it. Earlier
+/// forms of this spec watched h2load run, or stopped it with SIGSTOP: how
+/// much was queued then depended on how fast it read and on where in a
+/// burst it stopped (its receive buffer grows to 32 MiB here and could
+/// take the whole rest of a burst, leaving nothing queued).
 #[test]
 fn an_http2_reader_gets_the_raised_send_bound_and_keeps_it() {
-    use rustix::process::{kill_process, Pid, Signal};
+    const STREAMS: u32 = 100;
+    const BODY: u64 = 1024 * 1024;
     let site = TestSite::new();
-    site.file("1m", vec![b'z'; 1024 * 1024]);
+    site.file("1m", vec![b'z'; BODY as usize]);
     let server = Server::start(
         &site.root,
         &["--threads", "1", "--no-watch", "--admin", "127.0.0.1:0"],
     );
-    let mut load = Command::new("h2load")
-        .args(["-c1", "-t1", "-m100", "-D20", &server.url("/1m")])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("h2load (nghttp2-client)");
-    let reader = Pid::from_child(&load);
-    let acked = || {
-        crate::faults::server_sockets(server.addr)
-            .values()
-            .map(|s| s.acked)
-            .max()
-            .unwrap_or(0)
-    };
-    // Until the reader has taken `target` bytes in all.
-    let read_until = |target: u64| {
-        let started = Instant::now();
-        while acked() < target {
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "the HTTP/2 client took only {} bytes",
-                acked()
-            );
-            std::thread::sleep(Duration::from_millis(20));
+    let mut s = connect_with_receive_buffer(server.addr, 128 * 1024);
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(PREFACE).unwrap();
+    // SETTINGS_INITIAL_WINDOW_SIZE = 2^31 - 1, and the connection's window
+    // opened as far: flow control never holds the server back.
+    s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0x7f, 0xff, 0xff, 0xff]))
+        .unwrap();
+    s.write_all(&frame(
+        WINDOW_UPDATE,
+        0,
+        0,
+        &(0x7fff_ffff_u32 - 65_535).to_be_bytes(),
+    ))
+    .unwrap();
+    let mut block = vec![0x82, 0x86, 0x04, 3];
+    block.extend_from_slice(b"/1m");
+    let mut reader = FrameReader::default();
+    let mut stream = 1;
+    for burst in 1..=2 {
+        let mut requests = Vec::new();
+        for _ in 0..STREAMS {
+            requests.extend(frame(HEADERS, END_HEADERS | END_STREAM, stream, &block));
+            stream += 2;
         }
-    };
-    // The queue behind a stopped reader, once it has stopped growing, and
-    // what `ss` last said of the connection (for the failure's message).
-    let queue_when_stopped = || {
-        kill_process(reader, Signal::STOP).unwrap();
+        s.write_all(&requests).unwrap();
+        let target = reader.data + 4 * BODY;
+        while reader.data < target {
+            reader.read(&mut s);
+        }
+        // The client reads no more: its buffer fills, then the server's
+        // queue grows to the bound in force.
         let started = Instant::now();
         let (mut most, mut last) = (0, None);
         while started.elapsed() < Duration::from_secs(5) && most <= 256 * 1024 {
-            std::thread::sleep(Duration::from_millis(50));
+            std::thread::sleep(Duration::from_millis(20));
             last = crate::faults::server_sockets(server.addr)
                 .into_values()
                 .next();
             most = most.max(last.map_or(0, |s| s.unsent));
         }
-        kill_process(reader, Signal::CONT).unwrap();
-        (most, last)
-    };
-    // A few responses in, the reader has shown it reads.
-    read_until(4 * 1024 * 1024);
-    let (first, first_facts) = queue_when_stopped();
-    // Two bursts of 100 MiB more: each ends with every stream framed, and a
-    // bound lowered there would show in the next stop's queue, or be
-    // counted again when raised.
-    let so_far = acked();
-    read_until(so_far + 200 * 1024 * 1024);
-    let (second, second_facts) = queue_when_stopped();
-    let _ = load.kill();
-    let _ = load.wait();
-    // At the common bound the queue stays under 200 KiB (see the TLS
-    // spec below and the HTTP/1.1 ones); raised, it nears 1 MiB.
-    assert!(
-        first > 256 * 1024,
-        "{first} bytes unsent toward a stopped HTTP/2 reader (the common bound); \
-         last seen {first_facts:?}"
-    );
-    assert!(
-        second > 256 * 1024,
-        "{second} bytes unsent after two more bursts (the bound was lowered); \
-         last seen {second_facts:?}"
+        // At the common bound the queue stays under 200 KiB (see the TLS
+        // spec below and the HTTP/1.1 ones); raised, it nears 1 MiB.
+        assert!(
+            most > 256 * 1024,
+            "burst {burst}: {most} bytes unsent toward a client that stopped \
+             reading, the common bound (it had received {:?} bytes)",
+            last.map(|facts| facts.acked)
+        );
+        while reader.ended < burst * STREAMS {
+            reader.read(&mut s);
+        }
+    }
+    assert_eq!(
+        reader.data,
+        2 * u64::from(STREAMS) * BODY,
+        "every body whole"
     );
     let (_, text) = crate::observe::admin_get(crate::observe::admin_addr(&server), "/metrics");
     let raised = crate::observe::metric(&text, "tachyon_send_bound_raised_total");
     assert_eq!(raised, 1.0, "one connection, raised once and kept");
+}
+
+/// A TCP connection whose receive buffer is fixed at `bytes` (set before
+/// connecting, so the kernel does not grow it).
+fn connect_with_receive_buffer(addr: SocketAddr, bytes: usize) -> TcpStream {
+    use rustix::net::{sockopt, AddressFamily, SocketType};
+    let family = if addr.is_ipv4() {
+        AddressFamily::INET
+    } else {
+        AddressFamily::INET6
+    };
+    let fd = rustix::net::socket(family, SocketType::STREAM, None).unwrap();
+    sockopt::set_socket_recv_buffer_size(&fd, bytes).unwrap();
+    rustix::net::connect(&fd, &addr).unwrap();
+    TcpStream::from(fd)
+}
+
+/// Reads HTTP/2 frames as they come and counts DATA payload bytes and the
+/// streams that ended with DATA; nothing else is kept.
+#[derive(Default)]
+struct FrameReader {
+    buf: Vec<u8>,
+    data: u64,
+    ended: u32,
+}
+
+impl FrameReader {
+    /// One read from `s`, then every whole frame in what has arrived.
+    fn read(&mut self, s: &mut TcpStream) {
+        let mut chunk = vec![0u8; 256 * 1024];
+        let n = s.read(&mut chunk).expect("the server kept sending");
+        assert!(n > 0, "the server closed the connection");
+        self.buf.extend_from_slice(&chunk[..n]);
+        let mut pos = 0;
+        while self.buf.len() >= pos + 9 {
+            let len = u32::from_be_bytes([0, self.buf[pos], self.buf[pos + 1], self.buf[pos + 2]])
+                as usize;
+            if self.buf.len() < pos + 9 + len {
+                break;
+            }
+            if self.buf[pos + 3] == DATA {
+                self.data += len as u64;
+                if self.buf[pos + 4] & END_STREAM != 0 {
+                    self.ended += 1;
+                }
+            }
+            pos += 9 + len;
+        }
+        self.buf.drain(..pos);
+    }
 }
 
 /// Over TLS the same reader keeps the common bound: every record is
