@@ -83,12 +83,12 @@ const BOOST_PROOF: u64 = 256 * 1024;
 /// 74-78k req/s; c=32 (16 a worker) 4% less CPU but 10% fewer req/s;
 /// c=256 the same CPU and 17% fewer req/s.
 ///
-/// Over TLS it stays at the common bound: each record is sealed in our
-/// context either way, and a deeper queue only added kernel time. 64 KiB x
-/// 100 streams, h2load -c1 over TLS, three rounds interleaved: 23.7-25.9
-/// µs of server CPU per response at the common bound, 28.6-31.0 µs raised
-/// (req/s 25-27k against 29-30k). HTTP/1.1 over TLS keeps it: 10 MiB by
-/// wrk -c8, 3.9-5.2 ms raised against 6.2-6.5 ms.
+/// Over TLS too. Under BBR it did not pay (23.7-25.9 µs of server CPU per
+/// 64 KiB response at the common bound, 28.6-31.0 raised, h2load -c1
+/// -m100): BBR's pacing timers grew with the deeper queue. With loopback
+/// listeners on cubic (`sys::LOOPBACK_CONGESTION`), five rounds
+/// interleaved by hand (2026-11-26): c=1 17.4-18.0 µs raised against
+/// 19.3-20.1 and 4% more req/s, c=4 17.9-18.4 against 19.0-19.5.
 const BOOST_H2_CONNS: usize = 8;
 
 /// How long a closing connection keeps reading and discarding what the
@@ -775,7 +775,7 @@ impl Conn {
         if self.boosted
             || self.taken < BOOST_PROOF
             || *cx.boosted >= crate::sys::BOOST_SLOTS
-            || (self.h2.is_some() && (cx.conns > BOOST_H2_CONNS || self.session.is_some()))
+            || (self.h2.is_some() && cx.conns > BOOST_H2_CONNS)
         {
             return;
         }

@@ -38,6 +38,20 @@ impl Pki {
         Pki { dir, ca, ca_key }
     }
 
+    /// A rustls client configuration trusting this CA, offering `alpn`.
+    pub(crate) fn client_config(&self, alpn: &[&[u8]]) -> std::sync::Arc<rustls::ClientConfig> {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(self.ca.der().clone()).unwrap();
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        std::sync::Arc::new(config)
+    }
+
     pub(crate) fn ca_file(&self) -> String {
         self.dir.path("ca.pem").to_str().unwrap().to_string()
     }
