@@ -86,9 +86,9 @@ const BOOST_PROOF: u64 = 256 * 1024;
 /// Over TLS too. Under BBR it did not pay (23.7-25.9 µs of server CPU per
 /// 64 KiB response at the common bound, 28.6-31.0 raised, h2load -c1
 /// -m100): BBR's pacing timers grew with the deeper queue. With loopback
-/// listeners on cubic (`sys::LOOPBACK_CONGESTION`), five rounds
-/// interleaved by hand (2026-11-26): c=1 17.4-18.0 µs raised against
-/// 19.3-20.1 and 4% more req/s, c=4 17.9-18.4 against 19.0-19.5.
+/// listeners on cubic (`sys::LOOPBACK_CONGESTION`), interleaved by hand
+/// (2026-11-26): c=1 17.4-18.0 µs raised against 19.3-20.1 and 4% more
+/// req/s (five rounds), c=4 17.9-18.4 against 19.0-19.5 (three).
 const BOOST_H2_CONNS: usize = 8;
 
 /// How long a closing connection keeps reading and discarding what the
