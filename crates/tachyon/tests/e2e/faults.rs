@@ -355,17 +355,8 @@ fn an_error_close_does_not_destroy_queued_responses() {
     site.file("big.txt", vec![b'b'; 1024 * 1024]);
     let server = Server::start(&site.root, &[]);
     for _ in 0..3 {
-        let socket = rustix::net::socket(
-            rustix::net::AddressFamily::INET,
-            rustix::net::SocketType::STREAM,
-            None,
-        )
-        .unwrap();
         // A small receive window: the large response stays queued.
-        rustix::net::sockopt::set_socket_recv_buffer_size(&socket, 4096).unwrap();
-        rustix::net::connect(&socket, &server.addr).unwrap();
-        let mut c = TcpStream::from(socket);
-        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut c = crate::support::connect_with_receive_buffer(server.addr, 4096);
         let mut requests = b"GET /big.txt HTTP/1.1\r\nHost: t\r\n\r\n".to_vec();
         requests.extend_from_slice(b"GET /big.txt HTTP/1.1\r\nHost: t\r\nCookie: ");
         requests.extend(std::iter::repeat_n(b'c', 20 * 1024));

@@ -606,25 +606,42 @@ fn read_until(s: &mut TcpStream, matches: impl Fn(u8, u32, &[u8]) -> bool) -> bo
     let mut buf = Vec::new();
     let mut chunk = [0u8; 65536];
     loop {
-        let mut pos = 0;
-        while buf.len() >= pos + 9 {
-            let len = u32::from_be_bytes([0, buf[pos], buf[pos + 1], buf[pos + 2]]) as usize;
-            if buf.len() < pos + 9 + len {
-                break;
-            }
-            let stream =
-                u32::from_be_bytes([buf[pos + 5], buf[pos + 6], buf[pos + 7], buf[pos + 8]]);
-            if matches(buf[pos + 3], stream, &buf[pos + 9..pos + 9 + len]) {
-                return true;
-            }
-            pos += 9 + len;
+        if take_frames(&mut buf, |kind, _, stream, payload| {
+            matches(kind, stream, payload)
+        }) {
+            return true;
         }
-        buf.drain(..pos);
         match s.read(&mut chunk) {
             Ok(0) | Err(_) => return false,
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
         }
     }
+}
+
+/// Hands every whole frame at the start of `buf` to `each` as (type,
+/// flags, stream, payload) and removes it; stops at the first for which
+/// `each` returns true (then true, the rest left unread), or at a frame
+/// not yet whole.
+fn take_frames(buf: &mut Vec<u8>, mut each: impl FnMut(u8, u8, u32, &[u8]) -> bool) -> bool {
+    let mut pos = 0;
+    while buf.len() >= pos + 9 {
+        let len = u32::from_be_bytes([0, buf[pos], buf[pos + 1], buf[pos + 2]]) as usize;
+        if buf.len() < pos + 9 + len {
+            break;
+        }
+        let stream = u32::from_be_bytes([buf[pos + 5], buf[pos + 6], buf[pos + 7], buf[pos + 8]]);
+        if each(
+            buf[pos + 3],
+            buf[pos + 4],
+            stream,
+            &buf[pos + 9..pos + 9 + len],
+        ) {
+            return true;
+        }
+        pos += 9 + len;
+    }
+    buf.drain(..pos);
+    false
 }
 
 #[test]
@@ -675,7 +692,7 @@ fn an_http2_reader_gets_the_raised_send_bound_and_keeps_it() {
         &site.root,
         &["--threads", "1", "--no-watch", "--admin", "127.0.0.1:0"],
     );
-    let socket = connect_with_receive_buffer(server.addr, 128 * 1024);
+    let socket = crate::support::connect_with_receive_buffer(server.addr, 128 * 1024);
     read_bursts_and_stop(&server, server.addr, socket);
 }
 
@@ -694,7 +711,7 @@ fn an_http2_reader_over_tls_gets_the_raised_send_bound_too() {
         &issued,
         &["--threads", "1", "--no-watch", "--admin", "127.0.0.1:0"],
     );
-    let socket = connect_with_receive_buffer(https, 128 * 1024);
+    let socket = crate::support::connect_with_receive_buffer(https, 128 * 1024);
     let session =
         rustls::ClientConnection::new(pki.client_config(&[b"h2"]), "localhost".try_into().unwrap())
             .unwrap();
@@ -768,25 +785,6 @@ fn read_bursts_and_stop(server: &Server, addr: SocketAddr, mut s: impl Read + Wr
     assert_eq!(raised, 1.0, "one connection, raised once and kept");
 }
 
-/// A TCP connection whose receive buffer is fixed at `bytes` (set before
-/// connecting, so the kernel does not grow it); reads time out after 10 s.
-fn connect_with_receive_buffer(addr: SocketAddr, bytes: usize) -> TcpStream {
-    use rustix::net::{sockopt, AddressFamily, SocketType};
-    let family = if addr.is_ipv4() {
-        AddressFamily::INET
-    } else {
-        AddressFamily::INET6
-    };
-    let fd = rustix::net::socket(family, SocketType::STREAM, None).unwrap();
-    sockopt::set_socket_recv_buffer_size(&fd, bytes).unwrap();
-    rustix::net::connect(&fd, &addr).unwrap();
-    let stream = TcpStream::from(fd);
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    stream
-}
-
 /// Reads HTTP/2 frames as they come and counts DATA payload bytes and the
 /// streams that ended with DATA; nothing else is kept.
 #[derive(Default)]
@@ -803,21 +801,13 @@ impl FrameReader {
         let n = s.read(&mut chunk).expect("the server kept sending");
         assert!(n > 0, "the server closed the connection");
         self.buf.extend_from_slice(&chunk[..n]);
-        let mut pos = 0;
-        while self.buf.len() >= pos + 9 {
-            let len = u32::from_be_bytes([0, self.buf[pos], self.buf[pos + 1], self.buf[pos + 2]])
-                as usize;
-            if self.buf.len() < pos + 9 + len {
-                break;
+        let (data, ended) = (&mut self.data, &mut self.ended);
+        take_frames(&mut self.buf, |kind, flags, _, payload| {
+            if kind == DATA {
+                *data += payload.len() as u64;
+                *ended += u32::from(flags & END_STREAM != 0);
             }
-            if self.buf[pos + 3] == DATA {
-                self.data += len as u64;
-                if self.buf[pos + 4] & END_STREAM != 0 {
-                    self.ended += 1;
-                }
-            }
-            pos += 9 + len;
-        }
-        self.buf.drain(..pos);
+            false
+        });
     }
 }

@@ -441,3 +441,22 @@ pub fn run(program: &str, args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// A TCP connection whose receive buffer is fixed at `bytes` (set before
+/// connecting, so the kernel does not grow it); reads time out after 10 s.
+pub fn connect_with_receive_buffer(addr: SocketAddr, bytes: usize) -> TcpStream {
+    use rustix::net::{sockopt, AddressFamily, SocketType};
+    let family = if addr.is_ipv4() {
+        AddressFamily::INET
+    } else {
+        AddressFamily::INET6
+    };
+    let fd = rustix::net::socket(family, SocketType::STREAM, None).unwrap();
+    sockopt::set_socket_recv_buffer_size(&fd, bytes).unwrap();
+    rustix::net::connect(&fd, &addr).unwrap();
+    let stream = TcpStream::from(fd);
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+}
