@@ -38,7 +38,7 @@ use crate::h1::{respond, Outcome, Source};
 use crate::h2::{Progress, H2};
 use crate::limits::Limits;
 use crate::live::Generation;
-use crate::outbox::{Flush, Flushed, Outbox};
+use crate::outbox::{Carriers, Flush, Flushed, Outbox};
 use crate::reply::{Scratch, Summary};
 use crate::stats::{Closed, Observer, Timeout};
 use crate::wire::{Received, Session, Wire};
@@ -195,9 +195,10 @@ pub enum Next {
 pub struct Ctx<'a> {
     pub read_buf: &'a mut Vec<u8>,
     pub out: &'a mut Outbox,
-    /// Copies of disk-served bodies on their way to a socket; refilled by
-    /// every send, so it carries nothing between connections.
-    pub bounce: &'a mut Vec<u8>,
+    /// What moves bodies to sockets: the bounce buffer for copies of disk
+    /// bodies (refilled by every send, so it carries nothing between
+    /// connections) and the pool of empty pipes.
+    pub carriers: &'a mut Carriers,
     pub scratch: &'a mut Scratch,
     /// Joined values of list fields a request sent in several lines.
     pub combined: &'a mut Vec<u8>,
@@ -242,7 +243,7 @@ impl<'a> Ctx<'a> {
 
     /// Sends the turn's output, up to the turn's budget.
     fn flush_out(&mut self, wire: &mut Wire<'_>) -> Result<Flush, crate::outbox::SendError> {
-        let flush = self.out.flush(wire, TURN_BUDGET, self.bounce);
+        let flush = self.out.flush(wire, TURN_BUDGET, self.carriers);
         if let Ok(flush) = &flush {
             self.observer.sent(flush.sent);
         }
@@ -367,7 +368,7 @@ impl Conn {
             return self.discard_input(cx);
         }
         if let Some(mut pending) = self.pending.take() {
-            let flush = pending.flush(&mut self.wire(), TURN_BUDGET, &mut *cx.bounce);
+            let flush = pending.flush(&mut self.wire(), TURN_BUDGET, &mut *cx.carriers);
             self.taken += flush.as_ref().map_or(0, |f| f.sent);
             self.pending = Some(pending);
             match self.after_flush(flush, cx) {

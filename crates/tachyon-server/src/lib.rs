@@ -19,7 +19,8 @@
 //! - `tls`: certificates by SNI and the rustls settings HTTPS starts from.
 //! - `reply`: request head + snapshot -> the reply, protocol-neutral.
 //! - `h1`: a reply written as HTTP/1.1 into an outbox.
-//! - `outbox`: the bytes a connection still has to send, and sending them.
+//! - `outbox`: the bytes a connection still has to send, and sending them;
+//!   `pipes`: the pipes that carry sealed bodies to sockets.
 //! - `wire`: the socket, or a TLS session in front of it; `record`: TLS
 //!   1.3 records once rustls has run the handshake.
 //! - `conn`: one connection's state and its read/parse/write cycle.
@@ -38,6 +39,7 @@ mod h2;
 mod limits;
 mod live;
 mod outbox;
+mod pipes;
 mod record;
 mod reply;
 pub mod stats;
@@ -49,6 +51,7 @@ mod worker;
 pub use conn::Https;
 pub use limits::Limits;
 pub use live::{Generation, Live};
+pub use pipes::{limit_pipes, pipes_open};
 pub use sys::{
     adopt_listeners, bind_listeners, connection_cap, raise_fd_limit, BindError, Endpoint,
     ListenOptions, Listeners, Scheme, LOOPBACK_CONGESTION,

@@ -13,15 +13,20 @@
 //! socket holds page-cache references, not copies, so the check can only
 //! hold back the last byte until every other byte was queued; a write
 //! after that can still reach the client (see `DiskBody::zero_copy`).
+//! Sealed in-memory copies, which cannot change, go out through a pipe
+//! (`crate::pipes`) from their mapping; the bytes a pipe holds are the
+//! outbox's first, and leave before any part.
 
 use std::io;
 use std::ops::Range;
+use std::os::fd::AsFd;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use rustix::io::{Errno, IoSlice};
 use tachyon_snapshot::{Body, Representation};
 
+use crate::pipes::{Pipe, Pipes};
 use crate::wire::Wire;
 
 /// Most iovecs gathered into one writev.
@@ -80,6 +85,16 @@ pub enum SendError {
     FileChanged,
 }
 
+/// What a worker lends every flush.
+#[derive(Default)]
+pub struct Carriers {
+    /// Scratch for copying disk bodies; it carries nothing from one call to
+    /// the next (what a send did not take is read again).
+    pub bounce: Vec<u8>,
+    /// Empty pipes for sealed bodies.
+    pub pipes: Pipes,
+}
+
 /// Pending output of one connection (or a worker's scratch for the current batch).
 #[derive(Default)]
 pub struct Outbox {
@@ -89,6 +104,9 @@ pub struct Outbox {
     cursor: usize,
     /// Start of the inline run not yet recorded as a part.
     open_run: usize,
+    /// A pipe holding the next bytes to send, taken from the parts before
+    /// the cursor; `Some` only while it holds any.
+    relay: Option<Pipe>,
 }
 
 impl Outbox {
@@ -100,20 +118,23 @@ impl Outbox {
 
     /// True when nothing is waiting to be sent.
     pub fn is_empty(&self) -> bool {
-        self.cursor == self.parts.len() && self.open_run == self.buf.len()
+        self.cursor == self.parts.len() && self.open_run == self.buf.len() && self.relay.is_none()
     }
 
     /// Bytes waiting, counting body parts: used to stop parsing pipelined
     /// requests when a client queues more than it reads.
     pub fn pending_bytes(&self) -> u64 {
         let inline = (self.buf.len() - self.open_run) as u64;
-        self.parts[self.cursor..].iter().fold(inline, |sum, part| {
-            sum + match part {
-                Part::Inline(r) => r.len() as u64,
-                Part::Memory(b) => b.len() as u64,
-                Part::File { offset, end, .. } => end - offset,
-            }
-        })
+        let relayed = self.relay.as_ref().map_or(0, |pipe| pipe.held() as u64);
+        self.parts[self.cursor..]
+            .iter()
+            .fold(inline + relayed, |sum, part| {
+                sum + match part {
+                    Part::Inline(r) => r.len() as u64,
+                    Part::Memory(b) => b.len() as u64,
+                    Part::File { offset, end, .. } => end - offset,
+                }
+            })
     }
 
     /// Heap bytes this outbox holds itself (bodies it references are shared
@@ -159,6 +180,7 @@ impl Outbox {
             parts: Vec::with_capacity(self.parts.len() - self.cursor),
             cursor: 0,
             open_run: 0,
+            relay: self.relay.take(),
         };
         for part in self.parts.drain(self.cursor..) {
             rest.parts.push(match part {
@@ -197,17 +219,42 @@ impl Outbox {
     /// fairness bound: one fast reader of a large file must not hold the
     /// worker while other connections wait).
     ///
-    /// `bounce` is scratch for copying disk bodies; it carries nothing from
-    /// one call to the next (what a send did not take is read again).
     pub fn flush(
         &mut self,
         wire: &mut Wire<'_>,
         budget: u64,
-        bounce: &mut Vec<u8>,
+        carriers: &mut Carriers,
     ) -> Result<Flush, SendError> {
         self.seal();
         let mut sent = 0u64;
-        while self.cursor < self.parts.len() {
+        loop {
+            if let Some(pipe) = &mut self.relay {
+                // More follows when a part does: the segment that ends a
+                // response must not wait for bytes that are not coming.
+                let more = self.cursor < self.parts.len();
+                match pipe.unload(wire.fd().as_fd(), more) {
+                    // A pipe that holds bytes gives some, or would block.
+                    Ok(0) => return Err(io::Error::other("a loaded pipe gave nothing").into()),
+                    Ok(n) => sent += n as u64,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        return Ok(Flush {
+                            state: Flushed::Blocked,
+                            sent,
+                        })
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e.into()),
+                }
+                if pipe.held() > 0 {
+                    continue;
+                }
+                if let Some(pipe) = self.relay.take() {
+                    carriers.pipes.give(pipe);
+                }
+            }
+            if self.cursor == self.parts.len() {
+                break;
+            }
             if sent >= budget {
                 return Ok(Flush {
                     state: Flushed::Paused,
@@ -226,10 +273,31 @@ impl Outbox {
                     let Body::Disk(disk) = &body.body else {
                         unreachable!("File parts are disk bodies")
                     };
+                    if let (Some(map), true) = (disk.sealed_mapping(), can_sendfile) {
+                        if let Some(mut pipe) = carriers.pipes.take() {
+                            // As much as the pipe holds, past the budget if
+                            // need be: a remainder would leave every later
+                            // load straddling a page, one slot more each.
+                            let range = *offset as usize..*end as usize;
+                            match pipe.load(map, range) {
+                                Ok(n) if n > 0 => {
+                                    *offset += n as u64;
+                                    if offset == end {
+                                        self.cursor += 1;
+                                    }
+                                    self.relay = Some(pipe);
+                                    continue;
+                                }
+                                // Not taken: sendfile serves this part.
+                                _ => carriers.pipes.give(pipe),
+                            }
+                        }
+                    }
                     if !disk.zero_copy() || !wire.can_sendfile() {
                         let want = (*end - *offset)
                             .min(wire.copy_chunk(COPY_CHUNK))
                             .min(budget - sent) as usize;
+                        let bounce = &mut carriers.bounce;
                         if bounce.len() < want {
                             bounce.resize(COPY_CHUNK as usize, 0);
                         }
@@ -380,11 +448,14 @@ impl Outbox {
     }
 
     /// Empties the outbox, keeping the buffer's capacity for the next batch.
+    /// A pipe still holding bytes is closed with them: they were this
+    /// outbox's, and no other may send them.
     pub fn clear(&mut self) {
         self.buf.clear();
         self.parts.clear();
         self.cursor = 0;
         self.open_run = 0;
+        self.relay = None;
     }
 }
 
@@ -437,12 +508,16 @@ mod tests {
         for _ in 0..40 {
             out.push_body(&body, 0..100);
         }
-        let first = out.flush(&mut wire, 1, &mut Vec::new()).unwrap();
+        let first = out.flush(&mut wire, 1, &mut Carriers::default()).unwrap();
         assert_eq!((first.state, first.sent), (Flushed::Paused, 3200));
-        let rest = out.flush(&mut wire, u64::MAX, &mut Vec::new()).unwrap();
+        let rest = out
+            .flush(&mut wire, u64::MAX, &mut Carriers::default())
+            .unwrap();
         assert_eq!((rest.state, rest.sent), (Flushed::All, 800));
         drop(b);
         out.buf().extend_from_slice(b"x");
-        assert!(out.flush(&mut wire, u64::MAX, &mut Vec::new()).is_err());
+        assert!(out
+            .flush(&mut wire, u64::MAX, &mut Carriers::default())
+            .is_err());
     }
 }

@@ -26,7 +26,7 @@ use crate::clock;
 use crate::conn::{Conn, Ctx, Https, Next};
 use crate::limits::Limits;
 use crate::live::{Generation, Live};
-use crate::outbox::Outbox;
+use crate::outbox::{Carriers, Outbox};
 use crate::reply::Scratch;
 use crate::stats::{Board, Closed, Observer};
 use crate::sys::{tune_connection, Accepted, Listeners, Scheme};
@@ -275,7 +275,7 @@ struct Buffers {
     read: Vec<u8>,
     out: Outbox,
     scratch: Scratch,
-    bounce: Vec<u8>,
+    carriers: Carriers,
     combined: Vec<u8>,
 }
 
@@ -285,7 +285,7 @@ impl Buffers {
             read: vec![0u8; READ_BUF],
             out: Outbox::default(),
             scratch: Scratch::default(),
-            bounce: Vec::new(),
+            carriers: Carriers::default(),
             combined: Vec::new(),
         }
     }
@@ -390,7 +390,7 @@ impl<'a> Worker<'a> {
             let mut cx = Ctx {
                 read_buf: &mut buffers.read,
                 out: &mut buffers.out,
-                bounce: &mut buffers.bounce,
+                carriers: &mut buffers.carriers,
                 scratch: &mut buffers.scratch,
                 combined: &mut buffers.combined,
                 date: &date,

@@ -204,8 +204,10 @@ pub struct DiskBody {
     /// change, so it is never checked and always sent with sendfile.
     sealed: bool,
     /// A sealed copy's bytes, mapped: what a TLS session or an HTTP/2 frame
-    /// copies from, where sendfile cannot serve.
+    /// copies from, and what plain HTTP/1.1 splices to the socket.
     mapped: Option<Bytes>,
+    /// The same mapping, for splicing (`tachyon_sys::Pipe::load`).
+    mapping: Option<tachyon_sys::SealedMapping>,
 }
 
 impl DiskBody {
@@ -222,6 +224,7 @@ impl DiskBody {
             zero_copy,
             sealed: false,
             mapped: None,
+            mapping: None,
         }
     }
 
@@ -229,10 +232,12 @@ impl DiskBody {
     /// the file is sealed against writes, shrinking and growing
     /// (`F_SEAL_WRITE`, `F_SEAL_SHRINK`, `F_SEAL_GROW`, then `F_SEAL_SEAL`),
     /// so the kernel guarantees it stays the representation its ETag
-    /// names. Unlike a heap body it can go out with sendfile: for large
-    /// bodies that saves the copy from user space into the socket, the
-    /// reason disk bodies were cheaper than memory ones above a few hundred
-    /// KiB (`tachyon-bench run --suite large`).
+    /// names. Unlike a heap body it can go out without a copy from user
+    /// space into the socket (spliced from its mapping through a pipe, or
+    /// by sendfile when no pipe is free), the reason disk bodies were
+    /// cheaper than memory ones above a few hundred KiB (`tachyon-bench
+    /// run --suite large`); and because it cannot change, the pages a pipe
+    /// or socket still references are the announced representation.
     ///
     /// A `capped` copy (a mid-sized body) is made only while the cap set by
     /// [`limit_sealed_copies`] has room; past it this fails and the body
@@ -262,9 +267,8 @@ impl DiskBody {
             SealFlags::WRITE | SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL,
         )?;
         // Without a mapping the copy is still served, read with pread.
-        let mapped = tachyon_sys::map_sealed(fd.as_fd())
-            .ok()
-            .map(Bytes::from_owner);
+        let mapping = tachyon_sys::map_sealed(fd.as_fd()).ok();
+        let mapped = mapping.clone().map(Bytes::from_owner);
         Ok(DiskBody {
             file: File::from(fd),
             stamp: Stamp::sealed(data.len() as u64, modified),
@@ -273,12 +277,18 @@ impl DiskBody {
             zero_copy: true,
             sealed: true,
             mapped,
+            mapping,
         })
     }
 
     /// A sealed copy's bytes in place (see [`tachyon_sys::map_sealed`]).
     pub fn mapped(&self) -> Option<&Bytes> {
         self.mapped.as_ref()
+    }
+
+    /// A sealed copy's mapping, for splicing its pages to a socket.
+    pub fn sealed_mapping(&self) -> Option<&tachyon_sys::SealedMapping> {
+        self.mapping.as_ref()
     }
 
     /// Whether this is a sealed in-memory copy (counted as memory).

@@ -1,6 +1,7 @@
 //! The workspace's only `unsafe`: socket options that rustix does not wrap,
 //! set through libc, taking ownership of listening sockets inherited
-//! across a binary upgrade, and mapping sealed memfds. Every other crate forbids unsafe code. Each function
+//! across a binary upgrade, mapping sealed memfds, and splicing those
+//! mappings into pipes. Every other crate forbids unsafe code. Each function
 //! takes a borrowed descriptor and plain values, so no caller can misuse
 //! them; the argument for each block is beside it.
 
@@ -108,8 +109,16 @@ pub fn adopt_inherited_listeners(raw: &[RawFd]) -> io::Result<Vec<OwnedFd>> {
         .collect())
 }
 
-/// A read-only view of a sealed memfd's bytes (see [`map_sealed`]).
-pub struct SealedMapping(memmap2::Mmap);
+/// A read-only view of a sealed memfd's bytes (see [`map_sealed`]); clones
+/// share the one mapping.
+#[derive(Clone)]
+pub struct SealedMapping(std::sync::Arc<memmap2::Mmap>);
+
+impl std::fmt::Debug for SealedMapping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SealedMapping({} bytes)", self.0.len())
+    }
+}
 
 impl AsRef<[u8]> for SealedMapping {
     fn as_ref(&self) -> &[u8] {
@@ -142,7 +151,106 @@ pub fn map_sealed(fd: BorrowedFd<'_>) -> io::Result<SealedMapping> {
     // PROT_READ and MAP_SHARED, so it adds no writer itself, and it holds
     // its own reference to the file, so closing `fd` later leaves it valid.
     let map = unsafe { memmap2::Mmap::map(fd.as_raw_fd()) }?;
-    Ok(SealedMapping(map))
+    Ok(SealedMapping(std::sync::Arc::new(map)))
+}
+
+/// A pipe that carries bytes of sealed mappings to sockets without copying
+/// them: `vmsplice` hands the pipe references to the mapping's pages, and
+/// `splice` hands those on to the socket, which on loopback the reader
+/// copies from. It counts the bytes it holds, which are always a prefix
+/// of what its owner has still to send.
+///
+/// Why not `sendfile` from the memfd: it reads shmem pages through
+/// `shmem_file_splice_read`, one lookup and lock per 4 KiB page, which
+/// perf put at a third of the server's CPU on 10 MiB responses. From the
+/// mapping, the pages come from the page tables (`vmsplice`'s
+/// get_user_pages). Measured here (C, both ways on one sealed memfd, ab
+/// -n1000 -c10, one 10 MiB request per connection, 4 rounds interleaved):
+/// 410-480 µs of server CPU per response against 610-660 by sendfile.
+pub struct Pipe {
+    read: OwnedFd,
+    write: OwnedFd,
+    held: usize,
+    capacity: usize,
+}
+
+impl Pipe {
+    /// A non-blocking pipe asked to hold `capacity` bytes (best effort: a
+    /// user past `/proc/sys/fs/pipe-user-pages-soft` keeps the default,
+    /// 64 KiB, which only means more calls).
+    pub fn new(capacity: usize) -> io::Result<Pipe> {
+        use rustix::pipe::{fcntl_getpipe_size, fcntl_setpipe_size, pipe_with, PipeFlags};
+        let (read, write) = pipe_with(PipeFlags::NONBLOCK | PipeFlags::CLOEXEC)?;
+        let capacity = match fcntl_setpipe_size(&write, capacity) {
+            Ok(size) => size,
+            Err(_) => fcntl_getpipe_size(&write)?,
+        };
+        Ok(Pipe {
+            read,
+            write,
+            held: 0,
+            capacity,
+        })
+    }
+
+    /// Bytes in the pipe, not yet passed on.
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
+    /// Puts up to `range` of `map` into the pipe, as many bytes as it has
+    /// room for; returns how many. A range outside the mapping is an error.
+    pub fn load(
+        &mut self,
+        map: &SealedMapping,
+        range: std::ops::Range<usize>,
+    ) -> io::Result<usize> {
+        use rustix::pipe::{vmsplice, IoSliceRaw, SpliceFlags};
+        let Some(bytes) = map.0.get(range) else {
+            return Err(io::Error::other("range outside the sealed mapping"));
+        };
+        let room = self.capacity.saturating_sub(self.held);
+        if room == 0 || bytes.is_empty() {
+            return Ok(0);
+        }
+        let bytes = &bytes[..bytes.len().min(room)];
+        // SAFETY: rustix's contract for vmsplice is that memory which must
+        // not be mutated is only passed with the write end of a pipe:
+        // `self.write` is that end (made by `pipe_with` above, never
+        // swapped), so the kernel only reads `bytes`, which live for the
+        // call. No GIFT flag, so no page-alignment contract applies. What
+        // the pipe keeps after the call are references to the pages, not to
+        // our mapping: they stay valid after it is unmapped, and the pages
+        // cannot change, because the memfd is sealed against writes for
+        // every process (see `map_sealed`), so what reaches the client is
+        // the representation the head announced.
+        let n = unsafe {
+            vmsplice(
+                &self.write,
+                &[IoSliceRaw::from_slice(bytes)],
+                SpliceFlags::NONBLOCK,
+            )
+        }?;
+        self.held += n;
+        Ok(n)
+    }
+
+    /// Passes what the pipe holds on to `socket`, as much as it takes;
+    /// `more` says further bytes follow at once (the last segment of a
+    /// response must not wait for them). Returns how many bytes left.
+    pub fn unload(&mut self, socket: BorrowedFd<'_>, more: bool) -> io::Result<usize> {
+        use rustix::pipe::{splice, SpliceFlags};
+        if self.held == 0 {
+            return Ok(0);
+        }
+        let mut flags = SpliceFlags::NONBLOCK;
+        if more {
+            flags |= SpliceFlags::MORE;
+        }
+        let n = splice(&self.read, None, socket, None, self.held, flags)?;
+        self.held -= n;
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
@@ -166,6 +274,28 @@ mod tests {
         let map = map_sealed(fd.as_fd()).unwrap();
         drop(fd);
         assert_eq!(map.as_ref(), b"sealed bytes");
+    }
+
+    #[test]
+    fn a_pipe_carries_a_sealed_range_in_order_and_counts_it() {
+        let fd = memfd(&(0..=255u8).cycle().take(200_000).collect::<Vec<u8>>());
+        rustix::fs::fcntl_add_seals(&fd, SealFlags::WRITE | SealFlags::SHRINK | SealFlags::GROW)
+            .unwrap();
+        let map = map_sealed(fd.as_fd()).unwrap();
+        let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let mut pipe = Pipe::new(256 * 1024).unwrap();
+        let mut sent = 1000;
+        let mut got = Vec::new();
+        while sent < 150_000 || pipe.held() > 0 {
+            sent += pipe.load(&map, sent..150_000).unwrap();
+            pipe.unload(a.as_fd(), sent < 150_000).unwrap();
+            let mut buf = vec![0u8; 300_000];
+            let n = std::io::Read::read(&mut b, &mut buf).unwrap();
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(pipe.held(), 0);
+        assert_eq!(got, map.as_ref()[1000..150_000]);
+        assert!(pipe.load(&map, 199_000..200_001).is_err());
     }
 
     #[test]

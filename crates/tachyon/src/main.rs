@@ -113,6 +113,14 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     // Sealed copies of mid-sized bodies take at most an eighth of it, so
     // connections keep the rest (the cap below counts what is open then).
     tachyon_snapshot::limit_sealed_copies(usize::try_from(fd_limit / 8).unwrap_or(usize::MAX));
+    // Pipes for sealed bodies (two descriptors each) a sixteenth, and at
+    // most 256: a user's pipes share 64 MiB of pipe pages by default
+    // (`pipe-user-pages-soft`), 256 KiB each.
+    tachyon_server::limit_pipes(
+        usize::try_from(fd_limit / 16)
+            .unwrap_or(usize::MAX)
+            .min(256),
+    );
     // Watching starts before loading, so an edit made during the load
     // triggers a rebuild instead of being missed.
     let watch = match settings.watch.then(|| Watch::start(&settings)) {

@@ -377,6 +377,54 @@ fn an_error_close_does_not_destroy_queued_responses() {
     }
 }
 
+/// Sealed bodies leave through a pipe (vmsplice, then splice), and a pipe
+/// can hold part of a body the socket has not taken. A client that resets
+/// then must take those bytes with it: the next clients of the worker get
+/// exactly their own bodies, the pipe is closed (no descriptor left over
+/// per reset), and a pipe back in the pool carries nothing.
+#[test]
+fn a_reset_with_a_body_in_the_pipe_leaves_nothing_for_the_next_client() {
+    let site = TestSite::new();
+    let big: Vec<u8> = (0..2 * 1024 * 1024u32).map(|i| (i % 251) as u8).collect();
+    let other: Vec<u8> = (0..600 * 1024u32).map(|i| (i % 13) as u8 + b'a').collect();
+    site.file("big.bin", &big).file("other.bin", &other);
+    let server = Server::start(&site.root, &["--threads", "1"]);
+    // One whole download first, so the worker's idle pipe exists.
+    assert_eq!(server.connect().get("/big.bin", "").body, big);
+    let fds_before = server.open_fds();
+    for attempt in 0..40 {
+        // A 16 KiB window: the socket takes little, the pipe keeps the rest.
+        let mut a = crate::support::connect_with_receive_buffer(server.addr, 16 * 1024);
+        a.write_all(b"GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
+        let mut some = [0u8; 4096];
+        a.read_exact(&mut some).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        reset(a);
+        let mut b = server.connect();
+        let r = b.get("/other.bin", "");
+        assert_eq!(r.status, 200, "attempt {attempt}");
+        assert!(
+            r.body == other,
+            "attempt {attempt}: other.bin came back altered"
+        );
+        let r = b.get("/big.bin", "Range: bytes=4097-\r\n");
+        assert_eq!(r.status, 206, "attempt {attempt}");
+        assert!(
+            r.body == big[4097..],
+            "attempt {attempt}: a range of big.bin came back altered"
+        );
+    }
+    // Every reset's pipe was closed: what stays open is the worker's pool
+    // of empty pipes (at most 16, two descriptors each).
+    assert!(
+        crate::support::eventually(Duration::from_secs(5), || server.open_fds()
+            <= fds_before + 2 * 16),
+        "{} descriptors open after 40 resets, {fds_before} before",
+        server.open_fds()
+    );
+}
+
 /// A client that sends part of a head and closes at once (data and FIN in
 /// one edge) is closed at once, not held until the header timeout.
 #[test]
