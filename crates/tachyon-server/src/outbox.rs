@@ -217,8 +217,8 @@ impl Outbox {
 
     /// Sends as much as the socket takes, up to about `budget` bytes (a
     /// fairness bound: one fast reader of a large file must not hold the
-    /// worker while other connections wait).
-    ///
+    /// worker while other connections wait). A pipe's bytes go first; a
+    /// load into a pipe may pass the budget by what the pipe holds.
     pub fn flush(
         &mut self,
         wire: &mut Wire<'_>,
