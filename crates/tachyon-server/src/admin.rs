@@ -295,6 +295,13 @@ fn connections(out: &mut String, c: &Counters) {
     let _ = writeln!(out, "tachyon_connections_open {}", c.open);
     head(
         out,
+        "tachyon_pipes_open",
+        "gauge",
+        "Pipes open for splicing sealed bodies to sockets (empty ones kept by workers, and loaded ones held by connections).",
+    );
+    let _ = writeln!(out, "tachyon_pipes_open {}", crate::pipes::pipes_open());
+    head(
+        out,
         "tachyon_connections_accepted_total",
         "counter",
         "Connections accepted, by listener scheme.",

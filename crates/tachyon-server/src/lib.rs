@@ -51,7 +51,7 @@ mod worker;
 pub use conn::Https;
 pub use limits::Limits;
 pub use live::{Generation, Live};
-pub use pipes::{limit_pipes, pipes_open};
+pub use pipes::limit_pipes;
 pub use sys::{
     adopt_listeners, bind_listeners, connection_cap, raise_fd_limit, BindError, Endpoint,
     ListenOptions, Listeners, Scheme, LOOPBACK_CONGESTION,

@@ -425,6 +425,57 @@ fn a_reset_with_a_body_in_the_pipe_leaves_nothing_for_the_next_client() {
     );
 }
 
+/// Pipes are capped at a sixteenth of the open-file limit: clients stalled
+/// mid-body hold pipes up to the cap and no further, a client that comes
+/// then gets its body whole by sendfile, and the pipes of clients that
+/// leave are closed (the worker keeps at most 16 empty ones).
+#[test]
+fn past_the_pipe_cap_bodies_go_out_by_sendfile_and_pipes_are_closed() {
+    use crate::observe::{admin_addr, admin_get, metric};
+    let site = TestSite::new();
+    let big: Vec<u8> = (0..2 * 1024 * 1024u32).map(|i| (i % 241) as u8).collect();
+    site.file("big.bin", &big);
+    // 1,024 descriptors: a cap of 64 pipes.
+    let server = Server::start_limited(
+        &site.root,
+        1024,
+        &["--threads", "1", "--admin", "127.0.0.1:0"],
+    );
+    let admin = admin_addr(&server);
+    let pipes = || metric(&admin_get(admin, "/metrics").1, "tachyon_pipes_open");
+    let stalled: Vec<TcpStream> = (0..100)
+        .map(|_| {
+            let mut c = crate::support::connect_with_receive_buffer(server.addr, 16 * 1024);
+            c.write_all(b"GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n")
+                .unwrap();
+            let mut some = [0u8; 4096];
+            c.read_exact(&mut some).unwrap();
+            c
+        })
+        .collect();
+    assert!(
+        crate::support::eventually(Duration::from_secs(5), || pipes() == 64.0),
+        "{} pipes open with 100 clients stalled mid-body, the cap is 64",
+        pipes()
+    );
+    let r = server.connect().get("/big.bin", "");
+    assert_eq!(r.status, 200);
+    assert!(
+        r.body == big,
+        "the body sent past the cap came back altered"
+    );
+    assert_eq!(pipes(), 64.0, "the cap held while it was sent");
+    for c in stalled {
+        reset(c);
+    }
+    assert!(
+        crate::support::eventually(Duration::from_secs(5), || pipes() <= 16.0),
+        "{} pipes still open after the stalled clients left",
+        pipes()
+    );
+    assert_eq!(server.connect().get("/big.bin", "").body, big);
+}
+
 /// A client that sends part of a head and closes at once (data and FIN in
 /// one edge) is closed at once, not held until the header timeout.
 #[test]
