@@ -176,8 +176,9 @@ pub struct Pipe {
 
 impl Pipe {
     /// A non-blocking pipe asked to hold `capacity` bytes (best effort: a
-    /// user past `/proc/sys/fs/pipe-user-pages-soft` keeps the default,
-    /// 64 KiB, which only means more calls).
+    /// user near `/proc/sys/fs/pipe-user-pages-soft` keeps what the kernel
+    /// gave, 64 KiB, or two pages past that limit, which only means more
+    /// calls).
     pub fn new(capacity: usize) -> io::Result<Pipe> {
         use rustix::pipe::{fcntl_getpipe_size, fcntl_setpipe_size, pipe_with, PipeFlags};
         let (read, write) = pipe_with(PipeFlags::NONBLOCK | PipeFlags::CLOEXEC)?;

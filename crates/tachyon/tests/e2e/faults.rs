@@ -377,6 +377,18 @@ fn an_error_close_does_not_destroy_queued_responses() {
     }
 }
 
+/// A client that asks for `path`, reads its first 4 KiB and stops, behind a
+/// 16 KiB receive window: the socket takes little of a large body, and a
+/// pipe keeps the rest of what was loaded into it.
+fn stalled_mid_body(server: std::net::SocketAddr, path: &str) -> TcpStream {
+    let mut c = crate::support::connect_with_receive_buffer(server, 16 * 1024);
+    c.write_all(format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes())
+        .unwrap();
+    let mut some = [0u8; 4096];
+    c.read_exact(&mut some).unwrap();
+    c
+}
+
 /// Sealed bodies leave through a pipe (vmsplice, then splice), and a pipe
 /// can hold part of a body the socket has not taken. A client that resets
 /// then must take those bytes with it: the next clients of the worker get
@@ -393,12 +405,7 @@ fn a_reset_with_a_body_in_the_pipe_leaves_nothing_for_the_next_client() {
     assert_eq!(server.connect().get("/big.bin", "").body, big);
     let fds_before = server.open_fds();
     for attempt in 0..40 {
-        // A 16 KiB window: the socket takes little, the pipe keeps the rest.
-        let mut a = crate::support::connect_with_receive_buffer(server.addr, 16 * 1024);
-        a.write_all(b"GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n")
-            .unwrap();
-        let mut some = [0u8; 4096];
-        a.read_exact(&mut some).unwrap();
+        let a = stalled_mid_body(server.addr, "/big.bin");
         std::thread::sleep(Duration::from_millis(20));
         reset(a);
         let mut b = server.connect();
@@ -444,14 +451,7 @@ fn past_the_pipe_cap_bodies_go_out_by_sendfile_and_pipes_are_closed() {
     let admin = admin_addr(&server);
     let pipes = || metric(&admin_get(admin, "/metrics").1, "tachyon_pipes_open");
     let stalled: Vec<TcpStream> = (0..100)
-        .map(|_| {
-            let mut c = crate::support::connect_with_receive_buffer(server.addr, 16 * 1024);
-            c.write_all(b"GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n")
-                .unwrap();
-            let mut some = [0u8; 4096];
-            c.read_exact(&mut some).unwrap();
-            c
-        })
+        .map(|_| stalled_mid_body(server.addr, "/big.bin"))
         .collect();
     assert!(
         crate::support::eventually(Duration::from_secs(5), || pipes() == 64.0),
