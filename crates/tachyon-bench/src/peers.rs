@@ -395,7 +395,7 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
                 c.arg("--listing");
                 if peer == Peer::TachyonSendfile {
                     // Large files from disk by sendfile: what tachyon did
-                    // before its sealed in-memory copies.
+                    // before its in-memory copies of large bodies.
                     c.args(["--sendfile", "--max-file-in-memory", "4MiB"]);
                 }
                 if peer == Peer::TachyonLogged {

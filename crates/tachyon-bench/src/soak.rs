@@ -33,7 +33,7 @@ use crate::site::XorShift;
 
 /// Small, compressible files (in memory for tachyon, with encodings).
 const SMALL_FILES: usize = 200;
-/// Large files: sealed in-memory copies for tachyon (sent with sendfile),
+/// Large files: frozen in-memory copies for tachyon (spliced to sockets),
 /// disk files for the peers; rewritten in place like the rest.
 const LARGE_FILES: usize = 4;
 const LARGE_BYTES: usize = 6 * 1024 * 1024;

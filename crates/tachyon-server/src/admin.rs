@@ -297,9 +297,24 @@ fn connections(out: &mut String, c: &Counters) {
         out,
         "tachyon_pipes_open",
         "gauge",
-        "Pipes open for splicing sealed bodies to sockets (empty ones kept by workers, and loaded ones held by connections).",
+        "Pipes open for splicing frozen bodies to sockets (empty ones kept by workers, and loaded ones held by connections).",
     );
     let _ = writeln!(out, "tachyon_pipes_open {}", crate::pipes::pipes_open());
+    let (frozen, arena_bytes) = tachyon_snapshot::frozen_footprint();
+    head(
+        out,
+        "tachyon_frozen_bodies",
+        "gauge",
+        "Bodies held as frozen in-memory copies (16 KiB and more), every generation's.",
+    );
+    let _ = writeln!(out, "tachyon_frozen_bodies {frozen}");
+    head(
+        out,
+        "tachyon_frozen_arena_bytes",
+        "gauge",
+        "Bytes mapped for the huge-page arenas that hold frozen copies, packing's unused room included.",
+    );
+    let _ = writeln!(out, "tachyon_frozen_arena_bytes {arena_bytes}");
     head(
         out,
         "tachyon_connections_accepted_total",

@@ -168,8 +168,8 @@ fn body(
     if exchange.head_only {
         return;
     }
-    // Heap bodies only: a sealed copy's mapping is in memory too, but a
-    // pipe splices it for less (see the snapshot's `SEAL_FROM`).
+    // Heap bodies only: a frozen copy is in memory too, but a pipe splices
+    // it for less (see the snapshot's `FREEZE_FROM`).
     match &file.body {
         Body::Memory(bytes) if range.end - range.start <= INLINE_BODY_MAX => {
             out.buf()

@@ -378,7 +378,7 @@ fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) {
                     Some(bytes) if n as usize <= INLINE_DATA_MAX => {
                         out.buf().extend_from_slice(&bytes[start..end]);
                     }
-                    // Heap bodies and sealed copies alike: a frame's body
+                    // Heap bodies and frozen copies alike: a frame's body
                     // gathered from memory costs one writev with its
                     // neighbours, where sendfile is a call per 16 KiB frame
                     // (64 KiB over h2c, h2load -m10: 16 µs of server CPU per

@@ -20,7 +20,7 @@
 //! - `reply`: request head + snapshot -> the reply, protocol-neutral.
 //! - `h1`: a reply written as HTTP/1.1 into an outbox.
 //! - `outbox`: the bytes a connection still has to send, and sending them;
-//!   `pipes`: the pipes that carry sealed bodies to sockets.
+//!   `pipes`: the pipes that carry frozen bodies to sockets.
 //! - `wire`: the socket, or a TLS session in front of it; `record`: TLS
 //!   1.3 records once rustls has run the handshake.
 //! - `conn`: one connection's state and its read/parse/write cycle.

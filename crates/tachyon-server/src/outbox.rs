@@ -13,8 +13,8 @@
 //! socket holds page-cache references, not copies, so the check can only
 //! hold back the last byte until every other byte was queued; a write
 //! after that can still reach the client (see `DiskBody::zero_copy`).
-//! Sealed in-memory copies, which cannot change, go out through a pipe
-//! (`crate::pipes`) from their mapping; the bytes a pipe holds are the
+//! Frozen in-memory copies, which cannot change, go out through a pipe
+//! (`crate::pipes`), or are copied where none can; the bytes a pipe holds are the
 //! outbox's first, and leave before any part.
 
 use std::io;
@@ -91,7 +91,7 @@ pub struct Carriers {
     /// Scratch for copying disk bodies; it carries nothing from one call to
     /// the next (what a send did not take is read again).
     pub bounce: Vec<u8>,
-    /// Empty pipes for sealed bodies.
+    /// Empty pipes for frozen bodies.
     pub pipes: Pipes,
 }
 
@@ -262,38 +262,41 @@ impl Outbox {
                 });
             }
             let can_sendfile = wire.can_sendfile();
+            if let Some((copy, range)) = frozen(&self.parts[self.cursor]) {
+                // A frozen copy on a plain socket goes through a pipe. As
+                // much as the pipe holds, past the budget if need be: a
+                // remainder would leave every later load straddling a
+                // page, one slot more each.
+                if let (true, Some(mut pipe)) = (can_sendfile, carriers.pipes.take()) {
+                    match pipe.load(copy, range) {
+                        Ok(n) if n > 0 => {
+                            if let Part::File { offset, end, .. } = &mut self.parts[self.cursor] {
+                                *offset += n as u64;
+                                if offset == end {
+                                    self.cursor += 1;
+                                }
+                            }
+                            self.relay = Some(pipe);
+                            continue;
+                        }
+                        // Not taken: copied below.
+                        _ => carriers.pipes.give(pipe),
+                    }
+                }
+            }
             let result = match &mut self.parts[self.cursor] {
-                // A sealed copy where sendfile cannot go (TLS) is gathered
-                // from its mapping like any memory part, so the head and
-                // the body leave in one write.
-                part @ Part::File { .. } if mapped(part, can_sendfile).is_none() => {
+                // A frozen copy no pipe carries (TLS, or past the cap on
+                // pipes) is gathered from memory like any memory part, so
+                // the head and the body leave in one write.
+                part @ Part::File { .. } if frozen(part).is_none() => {
                     let Part::File { body, offset, end } = part else {
                         unreachable!("matched above")
                     };
                     let Body::Disk(disk) = &body.body else {
                         unreachable!("File parts are disk bodies")
                     };
-                    if let (Some(map), true) = (disk.sealed_mapping(), can_sendfile) {
-                        if let Some(mut pipe) = carriers.pipes.take() {
-                            // As much as the pipe holds, past the budget if
-                            // need be: a remainder would leave every later
-                            // load straddling a page, one slot more each.
-                            let range = *offset as usize..*end as usize;
-                            match pipe.load(map, range) {
-                                Ok(n) if n > 0 => {
-                                    *offset += n as u64;
-                                    if offset == end {
-                                        self.cursor += 1;
-                                    }
-                                    self.relay = Some(pipe);
-                                    continue;
-                                }
-                                // Not taken: sendfile serves this part.
-                                _ => carriers.pipes.give(pipe),
-                            }
-                        }
-                    }
-                    if !disk.zero_copy() || !wire.can_sendfile() {
+                    let sendfile = disk.file().filter(|_| disk.zero_copy() && can_sendfile);
+                    let Some(file) = sendfile else {
                         let want = (*end - *offset)
                             .min(wire.copy_chunk(COPY_CHUNK))
                             .min(budget - sent) as usize;
@@ -328,7 +331,8 @@ impl Outbox {
                             Err(Errno::INTR) => continue,
                             Err(e) => return Err(io::Error::from(e).into()),
                         }
-                    } else if *end - *offset == 1 && !disk.is_sealed() {
+                    };
+                    if *end - *offset == 1 {
                         // The last byte: read it, check the file, then send
                         // it from memory. A write that changed any byte sent
                         // so far changed the file's ctime first.
@@ -339,15 +343,10 @@ impl Outbox {
                         self.parts[self.cursor] = Part::Memory(Bytes::copy_from_slice(&[byte]));
                         continue;
                     }
-                    // All but the last byte of a file that could change
-                    // (see above); a sealed copy cannot, so all of it.
-                    let hold_back = u64::from(!disk.is_sealed());
-                    let want = (*end - *offset - hold_back)
-                        .min(SENDFILE_CHUNK)
-                        .min(budget - sent);
+                    // All but the last byte (see above).
+                    let want = (*end - *offset - 1).min(SENDFILE_CHUNK).min(budget - sent);
                     let before = *offset;
-                    match rustix::fs::sendfile(wire.fd(), disk.file(), Some(offset), want as usize)
-                    {
+                    match rustix::fs::sendfile(wire.fd(), file, Some(offset), want as usize) {
                         // The file shrank since load: the promised length cannot be met.
                         Ok(0) => return Err(SendError::FileChanged),
                         Ok(_) => {
@@ -363,7 +362,12 @@ impl Outbox {
                         Err(e) => Err(e),
                     }
                 }
-                _ => self.write_gathered(wire),
+                // Frozen parts are copied when no pipe can carry them: on
+                // TLS, or when the one at the cursor found none above.
+                _ => {
+                    let copy_frozen = !can_sendfile || frozen(&self.parts[self.cursor]).is_some();
+                    self.write_gathered(wire, copy_frozen)
+                }
             };
             match result {
                 Ok(n) => {
@@ -399,8 +403,10 @@ impl Outbox {
     }
 
     /// One send (a single run: lwan measured send ~10% cheaper than writev for
-    /// small responses) or one writev over consecutive memory parts.
-    fn write_gathered(&self, wire: &mut Wire<'_>) -> rustix::io::Result<usize> {
+    /// small responses) or one writev over consecutive memory parts, frozen
+    /// copies among them when `copy_frozen` (else the gather stops at one,
+    /// for a pipe to carry it).
+    fn write_gathered(&self, wire: &mut Wire<'_>, copy_frozen: bool) -> rustix::io::Result<usize> {
         let mut slices: [IoSlice<'_>; MAX_IOVECS] = std::array::from_fn(|_| IoSlice::new(&[]));
         let mut count = 0;
         for part in &self.parts[self.cursor..] {
@@ -410,9 +416,12 @@ impl Outbox {
             slices[count] = match part {
                 Part::Inline(r) => IoSlice::new(&self.buf[r.clone()]),
                 Part::Memory(b) => IoSlice::new(b),
-                Part::File { .. } => match mapped(part, wire.can_sendfile()) {
-                    Some(bytes) => IoSlice::new(bytes),
-                    None => break,
+                Part::File { .. } => match frozen(part) {
+                    Some((copy, range)) if copy_frozen => match copy.as_ref().get(range) {
+                        Some(bytes) => IoSlice::new(bytes),
+                        None => break,
+                    },
+                    _ => break,
                 },
             };
             count += 1;
@@ -427,8 +436,8 @@ impl Outbox {
     fn advance(&mut self, mut n: usize) {
         while n > 0 {
             let part = &mut self.parts[self.cursor];
-            // A file part is in a gathered write only when it is mapped
-            // (see `mapped`).
+            // A file part is in a gathered write only when it is a frozen
+            // copy (see `write_gathered`).
             let len = match part {
                 Part::Inline(r) => r.len(),
                 Part::Memory(b) => b.len(),
@@ -459,17 +468,14 @@ impl Outbox {
     }
 }
 
-/// The unsent bytes of a file part that is a sealed copy, when the wire
-/// cannot sendfile them: they are read from the copy's mapping in place.
-fn mapped(part: &Part, can_sendfile: bool) -> Option<&[u8]> {
+/// A file part that is a frozen copy, and the range of it still unsent.
+fn frozen(part: &Part) -> Option<(&tachyon_sys::Frozen, Range<usize>)> {
     let Part::File { body, offset, end } = part else {
         return None;
     };
-    match (&body.body, can_sendfile) {
-        (Body::Disk(disk), false) => disk
-            .mapped()
-            .map(|bytes| &bytes[*offset as usize..*end as usize]),
-        _ => None,
+    match &body.body {
+        Body::Disk(disk) => Some((disk.frozen_copy()?, *offset as usize..*end as usize)),
+        Body::Memory(_) => None,
     }
 }
 

@@ -1,5 +1,5 @@
-//! The pipes that carry sealed bodies to sockets without a copy
-//! (`tachyon_sys::Pipe`: `vmsplice` from the mapping, `splice` to the
+//! The pipes that carry frozen bodies to sockets without a copy
+//! (`tachyon_sys::Pipe`: `vmsplice` from the copy, `splice` to the
 //! socket), a pool of empty ones per worker, and the process-wide count of
 //! pipes that keeps their descriptors within a budget.
 //!
@@ -25,7 +25,7 @@ const IDLE_MAX: usize = 16;
 
 /// Pipes open in this process, and the most there may be: each is two
 /// descriptors, and descriptors are for connections first. Past the cap a
-/// body goes out by sendfile, as it did before pipes.
+/// body is copied from memory into the socket, like a heap body.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static CAP: AtomicUsize = AtomicUsize::new(DEFAULT_CAP);
 const DEFAULT_CAP: usize = 256;

@@ -169,9 +169,9 @@ struct Generations {
     /// second copy: a reload of a 200 MiB site then needs 200 MiB more only
     /// for a moment per file, not for the whole build.
     bodies: Kept<(u128, u64), Bytes>,
-    /// Sealed copies by (hash, length, modification time), shared the same
-    /// way (a sealed body carries its modification time).
-    sealed: Kept<(u128, u64, u64), Arc<DiskBody>>,
+    /// Frozen copies by (hash, length, modification time), shared the same
+    /// way (a frozen body carries its modification time).
+    frozen: Kept<(u128, u64, u64), Arc<DiskBody>>,
 }
 
 /// Values a build may reuse from the builds before it, each marked with
@@ -270,25 +270,25 @@ impl EncodeCache {
         g.bodies.keep((hash, data.len() as u64), data, g.generation)
     }
 
-    /// The sealed copy of these bytes an earlier generation holds, or the
-    /// one `seal` makes, remembered for the next one.
-    pub(crate) fn share_sealed(
+    /// The frozen copy of these bytes an earlier generation holds, or the
+    /// one `freeze` makes, remembered for the next one.
+    pub(crate) fn share_frozen(
         &self,
         key: (u128, u64, u64),
-        seal: impl FnOnce() -> std::io::Result<DiskBody>,
+        freeze: impl FnOnce() -> std::io::Result<DiskBody>,
     ) -> std::io::Result<Arc<DiskBody>> {
         {
             let mut guard = self.lock();
             let g = &mut *guard;
-            if let Some(body) = g.sealed.used(&key, g.generation) {
+            if let Some(body) = g.frozen.used(&key, g.generation) {
                 return Ok(body);
             }
         }
-        // Copy outside the lock: other files seal in parallel.
-        let body = Arc::new(seal()?);
+        // Copy outside this lock: other files freeze in parallel.
+        let body = Arc::new(freeze()?);
         let mut guard = self.lock();
         let g = &mut *guard;
-        Ok(g.sealed.keep(key, body, g.generation))
+        Ok(g.frozen.keep(key, body, g.generation))
     }
 
     /// Ends a build: forgets encodings and bodies the new generation does
@@ -299,7 +299,7 @@ impl EncodeCache {
             let generation = g.generation;
             g.entries.forget_unused(generation);
             g.bodies.forget_unused(generation);
-            g.sealed.forget_unused(generation);
+            g.frozen.forget_unused(generation);
         }
         if let Some(disk) = &self.disk {
             disk.trim();

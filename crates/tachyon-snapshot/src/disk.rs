@@ -55,8 +55,8 @@ impl Stamp {
         base && (self.ctime == now.ctime || self.nlink != now.nlink)
     }
 
-    /// The stamp of a body that has no file behind it (a sealed copy).
-    fn sealed(size: u64, modified: u64) -> Stamp {
+    /// The stamp of a body that has no file behind it (a frozen copy).
+    fn frozen(size: u64, modified: u64) -> Stamp {
         Stamp {
             dev: 0,
             ino: 0,
@@ -159,40 +159,36 @@ pub fn open_root(root: &Path) -> io::Result<OwnedFd> {
     )?)
 }
 
-/// Sealed copies alive in this process (every generation's, counted once
+/// Frozen copies alive in this process (every generation's, counted once
 /// each: generations share them through the encode cache).
-static SEALED_LIVE: AtomicUsize = AtomicUsize::new(0);
+static FROZEN_LIVE: AtomicUsize = AtomicUsize::new(0);
 
-/// How many sealed copies mid-sized bodies may bring the count to (see
-/// [`limit_sealed_copies`]).
-static SEALED_BUDGET: AtomicUsize = AtomicUsize::new(1024);
-
-/// Caps the descriptors that sealed copies of mid-sized bodies may hold:
-/// each is an open memfd, and descriptors are shared with connections.
-/// The binary sets it from the open-file limit; a body past the cap stays
-/// on the heap (served by one copy, as before sealing).
-pub fn limit_sealed_copies(copies: usize) {
-    SEALED_BUDGET.store(copies, Ordering::Relaxed);
+/// Frozen copies alive, and the bytes of the arenas that hold them.
+pub fn frozen_footprint() -> (usize, usize) {
+    (
+        FROZEN_LIVE.load(Ordering::Relaxed),
+        tachyon_sys::arena_bytes(),
+    )
 }
 
-/// Counts one more sealed copy; a `capped` one only if the cap has room
-/// (checked and counted in one step, so parallel loads cannot overshoot).
-fn count_sealed_copy(capped: bool) -> bool {
-    if !capped {
-        SEALED_LIVE.fetch_add(1, Ordering::Relaxed);
-        return true;
-    }
-    SEALED_LIVE
-        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |live| {
-            (live < SEALED_BUDGET.load(Ordering::Relaxed)).then_some(live + 1)
-        })
-        .is_ok()
+/// Where a body's bytes are read from.
+#[derive(Debug)]
+enum Source {
+    /// A file kept open since load, which can change under us.
+    File(File),
+    /// A frozen in-memory copy (see [`DiskBody::frozen`]), and the same
+    /// bytes as `Bytes` for the paths that slice them (TLS, HTTP/2).
+    Frozen {
+        copy: tachyon_sys::Frozen,
+        bytes: Bytes,
+    },
 }
 
-/// A body served from a kept-open file.
+/// A body served from a kept-open file, or from a frozen in-memory copy:
+/// the bodies a send can pass to the kernel without copying them.
 #[derive(Debug)]
 pub struct DiskBody {
-    file: File,
+    source: Source,
     stamp: Stamp,
     /// Set when a send finds the file changed; shared by one snapshot's disk
     /// bodies so the reloader can notice and rebuild.
@@ -200,14 +196,6 @@ pub struct DiskBody {
     /// Send with sendfile (the operator promised files are replaced by
     /// rename, never rewritten in place) rather than through a copy.
     zero_copy: bool,
-    /// A sealed in-memory copy (see [`DiskBody::sealed`]): it cannot
-    /// change, so it is never checked and always sent with sendfile.
-    sealed: bool,
-    /// A sealed copy's bytes, mapped: what a TLS session or an HTTP/2 frame
-    /// copies from, and what plain HTTP/1.1 splices to the socket.
-    mapped: Option<Bytes>,
-    /// The same mapping, for splicing (`tachyon_sys::Pipe::load`).
-    mapping: Option<tachyon_sys::SealedMapping>,
 }
 
 impl DiskBody {
@@ -218,87 +206,63 @@ impl DiskBody {
         zero_copy: bool,
     ) -> DiskBody {
         DiskBody {
-            file,
+            source: Source::File(file),
             stamp,
             changed,
             zero_copy,
-            sealed: false,
-            mapped: None,
-            mapping: None,
         }
     }
 
-    /// A body held in memory as a sealed memfd: the bytes are copied in and
-    /// the file is sealed against writes, shrinking and growing
-    /// (`F_SEAL_WRITE`, `F_SEAL_SHRINK`, `F_SEAL_GROW`, then `F_SEAL_SEAL`),
-    /// so the kernel guarantees it stays the representation its ETag
-    /// names. Unlike a heap body it can go out without a copy from user
-    /// space into the socket (spliced from its mapping through a pipe, or
-    /// by sendfile when no pipe is free), the reason disk bodies were
-    /// cheaper than memory ones above a few hundred KiB (`tachyon-bench
-    /// run --suite large`); and because it cannot change, the pages a pipe
-    /// or socket still references are the announced representation.
-    ///
-    /// A `capped` copy (a mid-sized body) is made only while the cap set by
-    /// [`limit_sealed_copies`] has room; past it this fails and the body
-    /// stays on the heap.
-    pub(crate) fn sealed(data: &[u8], modified: u64, capped: bool) -> io::Result<DiskBody> {
-        if !count_sealed_copy(capped) {
-            return Err(io::Error::other("the cap on sealed copies is reached"));
-        }
-        Self::seal(data, modified).inspect_err(|_| {
-            SEALED_LIVE.fetch_sub(1, Ordering::Relaxed);
-        })
-    }
-
-    /// Makes the sealed memfd and its mapping (counted by the caller).
-    fn seal(data: &[u8], modified: u64) -> io::Result<DiskBody> {
-        use rustix::fs::{MemfdFlags, SealFlags};
-        let fd = rustix::fs::memfd_create(
-            "tachyon-body",
-            MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
-        )?;
-        let mut written = 0;
-        while written < data.len() {
-            written += rustix::io::write(&fd, &data[written..])?;
-        }
-        rustix::fs::fcntl_add_seals(
-            &fd,
-            SealFlags::WRITE | SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL,
-        )?;
-        // Without a mapping the copy is still served, read with pread.
-        let mapping = tachyon_sys::map_sealed(fd.as_fd()).ok();
-        let mapped = mapping.clone().map(Bytes::from_owner);
+    /// A body held in memory as a frozen copy (`tachyon_sys::freeze`):
+    /// written once into anonymous memory, backed by huge pages where the
+    /// kernel has them, and never written again, so it stays the
+    /// representation its ETag names, and the pages a pipe or socket still
+    /// references are that representation. Unlike a heap body it goes out
+    /// on plain HTTP/1.1 without a copy from user space into the socket
+    /// (spliced through a pipe), the reason bodies from 16 KiB on are
+    /// frozen (see `load::SEAL_FROM`). A frozen copy holds no descriptor.
+    pub(crate) fn frozen(data: &[u8], modified: u64) -> io::Result<DiskBody> {
+        let copy = tachyon_sys::freeze(data)?;
+        FROZEN_LIVE.fetch_add(1, Ordering::Relaxed);
         Ok(DiskBody {
-            file: File::from(fd),
-            stamp: Stamp::sealed(data.len() as u64, modified),
-            // Never set: a sealed copy cannot change.
+            source: Source::Frozen {
+                bytes: Bytes::from_owner(copy.clone()),
+                copy,
+            },
+            stamp: Stamp::frozen(data.len() as u64, modified),
+            // Never set: a frozen copy cannot change.
             changed: Arc::default(),
-            zero_copy: true,
-            sealed: true,
-            mapped,
-            mapping,
+            zero_copy: false,
         })
     }
 
-    /// A sealed copy's bytes in place (see [`tachyon_sys::map_sealed`]).
+    /// A frozen copy's bytes in place.
     pub fn mapped(&self) -> Option<&Bytes> {
-        self.mapped.as_ref()
+        match &self.source {
+            Source::Frozen { bytes, .. } => Some(bytes),
+            Source::File(_) => None,
+        }
     }
 
-    /// A sealed copy's mapping, for splicing its pages to a socket.
-    pub fn sealed_mapping(&self) -> Option<&tachyon_sys::SealedMapping> {
-        self.mapping.as_ref()
+    /// A frozen copy, for splicing its pages to a socket.
+    pub fn frozen_copy(&self) -> Option<&tachyon_sys::Frozen> {
+        match &self.source {
+            Source::Frozen { copy, .. } => Some(copy),
+            Source::File(_) => None,
+        }
     }
 
-    /// Whether this is a sealed in-memory copy (counted as memory).
-    pub fn is_sealed(&self) -> bool {
-        self.sealed
+    /// Whether this is a frozen in-memory copy (counted as memory).
+    pub fn is_frozen(&self) -> bool {
+        matches!(self.source, Source::Frozen { .. })
     }
 
-    /// The open file, for sendfile.
-    pub fn file(&self) -> &File {
-        &self.file
+    /// The open file, for sendfile; none for a frozen copy.
+    pub fn file(&self) -> Option<&File> {
+        match &self.source {
+            Source::File(file) => Some(file),
+            Source::Frozen { .. } => None,
+        }
     }
 
     /// Whether this body may be sent with sendfile. sendfile hands the
@@ -313,9 +277,23 @@ impl DiskBody {
 
     /// Fills `buf` from `offset`; a file that ends early has changed.
     pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let file = match &self.source {
+            Source::File(file) => file,
+            Source::Frozen { copy, .. } => {
+                let start = usize::try_from(offset).unwrap_or(usize::MAX);
+                let Some(bytes) = copy.as_ref().get(start..start.saturating_add(buf.len())) else {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "past the end of the copy",
+                    ));
+                };
+                buf.copy_from_slice(bytes);
+                return Ok(());
+            }
+        };
         let mut done = 0;
         while done < buf.len() {
-            match rustix::io::pread(&self.file, &mut buf[done..], offset + done as u64) {
+            match rustix::io::pread(file, &mut buf[done..], offset + done as u64) {
                 Ok(0) => {
                     return Err(io::Error::new(
                         io::ErrorKind::UnexpectedEof,
@@ -333,11 +311,11 @@ impl DiskBody {
     /// True while the file is still the one loaded: one fstat. A mismatch
     /// is remembered for the reloader.
     pub fn unchanged(&self) -> bool {
-        if self.sealed {
+        let Source::File(file) = &self.source else {
             return true;
-        }
-        let same = rustix::fs::fstat(self.file.as_fd())
-            .is_ok_and(|s| self.stamp.same_content(&Stamp::of(&s)));
+        };
+        let same =
+            rustix::fs::fstat(file.as_fd()).is_ok_and(|s| self.stamp.same_content(&Stamp::of(&s)));
         if !same {
             self.changed.store(true, Ordering::Relaxed);
         }
@@ -347,20 +325,15 @@ impl DiskBody {
     /// The byte at `offset`.
     pub fn byte_at(&self, offset: u64) -> io::Result<u8> {
         let mut byte = [0u8; 1];
-        match rustix::io::pread(&self.file, &mut byte, offset)? {
-            1 => Ok(byte[0]),
-            _ => Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "file truncated",
-            )),
-        }
+        self.read_exact_at(&mut byte, offset)?;
+        Ok(byte[0])
     }
 }
 
 impl Drop for DiskBody {
     fn drop(&mut self) {
-        if self.sealed {
-            SEALED_LIVE.fetch_sub(1, Ordering::Relaxed);
+        if self.is_frozen() {
+            FROZEN_LIVE.fetch_sub(1, Ordering::Relaxed);
         }
     }
 }

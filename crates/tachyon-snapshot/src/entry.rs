@@ -38,7 +38,9 @@ pub enum Body {
     /// Beyond the memory budget: a file kept open at load time, served with
     /// sendfile. Shared by a precompressed sibling's own entry and the
     /// encoding it provides, so the file is opened once. A send checks it
-    /// against its load-time stamp (see [`DiskBody::unchanged`]).
+    /// against its load-time stamp (see [`DiskBody::unchanged`]). Also a
+    /// large body in memory, as a frozen copy ([`DiskBody::frozen`]), which
+    /// is sent without a copy the same way and never changes.
     Disk(Arc<DiskBody>),
 }
 
@@ -98,9 +100,8 @@ impl Representation {
         }
     }
 
-    /// The body's bytes in memory, if it has them: a heap body, or the
-    /// mapping of a sealed copy (which plain HTTP/1.1 still sends with
-    /// sendfile, through its `body`).
+    /// The body's bytes in memory, if it has them: a heap body, or a frozen
+    /// copy (which plain HTTP/1.1 still splices, through its `body`).
     #[inline]
     pub fn memory(&self) -> Option<&Bytes> {
         match &self.body {

@@ -20,7 +20,7 @@ mod rules;
 
 pub use cache_dir::CacheDir;
 pub use compress::{Compression, EncodeCache, PendingVariant};
-pub use disk::{limit_sealed_copies, DiskBody};
+pub use disk::{frozen_footprint, DiskBody};
 pub use entry::{Body, Encoded, Entry, Representation};
 pub use load::{LoadError, LoadOptions, LoadStats, Progress, SkipReason, Skipped};
 pub use rules::{HeaderRule, RedirectRule, RuleError};

@@ -74,9 +74,9 @@ impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             max_memory: 512 * 1024 * 1024,
-            // Large bodies in memory are sealed copies sent with sendfile
-            // (`seal_large`), as cheap to send as a disk file and immune to
-            // in-place writes; only the budget keeps them out.
+            // Large bodies in memory are frozen copies spliced to sockets
+            // (`freeze_large`), cheaper to send than a disk file and immune
+            // to in-place writes; only the budget keeps them out.
             max_file_in_memory: 64 * 1024 * 1024,
             index_files: vec!["index.html".into(), "index.htm".into()],
             serve_dotfiles: false,
@@ -121,7 +121,7 @@ impl LoadStats {
         self.files += 1;
         match &file.body {
             Body::Memory(b) => self.bytes_in_memory += b.len() as u64,
-            Body::Disk(d) if d.is_sealed() => self.bytes_in_memory += file.len,
+            Body::Disk(d) if d.is_frozen() => self.bytes_in_memory += file.len,
             Body::Disk(_) => {
                 self.files_on_disk += 1;
                 self.bytes_on_disk += file.len;
@@ -633,9 +633,9 @@ fn read(
         }
         let mut raw = raw(data);
         raw.modified = modified;
-        // A large body is shared as its sealed copy (`seal_large`); its
+        // A large body is shared as its frozen copy (`freeze_large`); its
         // heap bytes live only while its variants are built.
-        if let (Body::Memory(data), true) = (&raw.body, raw.len < SEAL_FROM) {
+        if let (Body::Memory(data), true) = (&raw.body, raw.len < FREEZE_FROM) {
             raw.body = Body::Memory(cache.share_body(data.clone(), raw.hash));
         }
         return Ok(raw);
@@ -757,50 +757,45 @@ fn represent_file(
         }
     }
     assemble(
-        seal_large(identity.clone(), cache),
+        freeze_large(identity.clone(), cache),
         encoded,
         deferred,
         &meta,
     )
 }
 
-/// Heap bodies from this size on move into a sealed memfd, so they go out
-/// with sendfile (see [`DiskBody::sealed`]). The head and a sendfile are two
-/// calls where a heap body needs one `writev`, but the copy sendfile saves
-/// is worth more from 16 KiB on: plain HTTP/1.1 keep-alive, wrk -t1, server
-/// CPU per response, sealed against heap side by side (2026-11-25, by hand):
-/// 16 KiB c32 6.0 vs 6.6 µs, c256 5.3 vs 6.1; 32 KiB c32 7.3 vs 9.0; 64 KiB
-/// c256 7.9 vs 10.5 (lighttpd, which sends from the page cache, 9.5).
-const SEAL_FROM: u64 = 16 * 1024;
+/// Heap bodies from this size on move into a frozen copy, so they go out
+/// without a copy from user space (see [`DiskBody::frozen`]). The head and
+/// the body are then two calls where a heap body needs one `writev`, but
+/// the copy saved is worth more from 16 KiB on: plain HTTP/1.1 keep-alive,
+/// wrk -t1, server CPU per response, sealed memfd against heap side by side
+/// (2026-11-25, by hand): 16 KiB c32 6.0 vs 6.6 µs, c256 5.3 vs 6.1; 32 KiB
+/// c32 7.3 vs 9.0; 64 KiB c256 7.9 vs 10.5 (lighttpd, which sends from the
+/// page cache, 9.5).
+const FREEZE_FROM: u64 = 16 * 1024;
 
-/// Below this size a body is sealed only while the descriptor cap allows
-/// ([`crate::disk::limit_sealed_copies`]); from it on always, as a body this
-/// large costs more to copy than its descriptor is worth.
-const SEAL_ALWAYS_FROM: u64 = 256 * 1024;
-
-/// The identity body, sealed when it is large enough (variants stay on the
+/// The identity body, frozen when it is large enough (variants stay on the
 /// heap: they are smaller, and a range of one is rare).
-fn seal_large(raw: Raw, cache: &EncodeCache) -> Raw {
+fn freeze_large(raw: Raw, cache: &EncodeCache) -> Raw {
     let Body::Memory(data) = &raw.body else {
         return raw;
     };
-    if raw.len < SEAL_FROM {
+    if raw.len < FREEZE_FROM {
         return raw;
     }
     let key = (raw.hash, raw.len, raw.modified);
-    let capped = raw.len < SEAL_ALWAYS_FROM;
-    match cache.share_sealed(key, || DiskBody::sealed(data, raw.modified, capped)) {
+    match cache.share_frozen(key, || DiskBody::frozen(data, raw.modified)) {
         Ok(body) => Raw {
             body: Body::Disk(body),
             ..raw
         },
-        // Past the cap, or no memfd (out of descriptors, or a kernel
-        // without it): the heap body serves the same bytes.
+        // No memory could be mapped for it: the heap body serves the same
+        // bytes.
         Err(_) => on_heap(raw, cache),
     }
 }
 
-/// A body that could have been sealed but stays on the heap, shared with
+/// A body that could have been frozen but stays on the heap, shared with
 /// the generations that hold the same bytes.
 fn on_heap(mut raw: Raw, cache: &EncodeCache) -> Raw {
     if let Body::Memory(data) = &raw.body {

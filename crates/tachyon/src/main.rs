@@ -110,10 +110,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
             .context("installing signal handlers")?;
     // Before loading: a large site holds a descriptor per disk-served file.
     let fd_limit = tachyon_server::raise_fd_limit();
-    // Sealed copies of mid-sized bodies take at most an eighth of it, so
-    // connections keep the rest (the cap below counts what is open then).
-    tachyon_snapshot::limit_sealed_copies(usize::try_from(fd_limit / 8).unwrap_or(usize::MAX));
-    // Pipes for sealed bodies (two descriptors each) a sixteenth, and at
+    // Pipes for frozen bodies (two descriptors each) a sixteenth, and at
     // most 256: a user's pipes share 64 MiB of pipe pages by default
     // (`pipe-user-pages-soft`), 256 KiB each.
     tachyon_server::limit_pipes(

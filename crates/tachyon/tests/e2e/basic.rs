@@ -184,13 +184,15 @@ fn ipv6_loopback_listens() {
     assert_eq!(server.connect().get("/style.css", "").status, 200);
 }
 
-/// Bodies of 16 KiB and more are held as sealed in-memory copies (memfd)
-/// and go out with sendfile, or from the copy's mapping over TLS: whole, in
-/// ranges and over TLS, byte for byte. Smaller ones stay on the heap. A
-/// rewrite of the file on disk in place cannot reach a client: the copy is
-/// sealed, so the bytes the ETag names are served until a reload.
+/// Bodies of 16 KiB and more are held as frozen in-memory copies (written
+/// once into memory that is never written again, huge pages where the
+/// kernel has them) and spliced to the socket, or copied from memory over
+/// TLS: whole, in ranges and over TLS, byte for byte. Smaller ones stay on
+/// the heap. A rewrite of the file on disk in place cannot reach a client:
+/// the bytes the ETag names are served until a reload.
 #[test]
-fn large_bodies_are_sealed_copies_served_byte_for_byte() {
+fn large_bodies_are_frozen_copies_served_byte_for_byte() {
+    use crate::observe::{admin_addr, admin_get, metric};
     let site = TestSite::new();
     let body: Vec<u8> = (0..1_048_576u32).map(|i| (i * 7 % 251) as u8).collect();
     let mid: Vec<u8> = (0..65_536u32).map(|i| (i * 13 % 241) as u8).collect();
@@ -199,14 +201,36 @@ fn large_bodies_are_sealed_copies_served_byte_for_byte() {
         .file("small.bin", &mid[..16_383]);
     let server = Server::start(
         &site.root,
-        &["--no-watch", "--https", "127.0.0.1:0", "--tls-self-signed"],
+        &[
+            "--no-watch",
+            "--https",
+            "127.0.0.1:0",
+            "--tls-self-signed",
+            "--admin",
+            "127.0.0.1:0",
+        ],
     );
     let https = crate::tls::https_addr(&server);
-    let sealed = sealed_copies(&server);
+    let metrics = admin_get(admin_addr(&server), "/metrics").1;
     assert_eq!(
-        sealed, 2,
-        "big.bin and mid.bin, not small.bin, are sealed memfds"
+        metric(&metrics, "tachyon_frozen_bodies"),
+        2.0,
+        "big.bin and mid.bin, not small.bin, are frozen copies"
     );
+    // mid.bin is packed into a 2 MiB arena; big.bin (1 MiB) has its own.
+    assert_eq!(
+        metric(&metrics, "tachyon_frozen_arena_bytes"),
+        f64::from(3u32 << 20)
+    );
+    if huge_pages_on_request() {
+        // The packed arena is one huge page (the only memory this process
+        // asks huge pages for).
+        assert!(
+            anon_huge_kib(&server) >= 2048,
+            "no huge page behind the arenas: {} KiB",
+            anon_huge_kib(&server)
+        );
+    }
     let mut c = server.connect();
     let whole = c.get("/big.bin", "");
     assert_eq!(whole.status, 200);
@@ -269,21 +293,30 @@ fn large_bodies_are_sealed_copies_served_byte_for_byte() {
     }
 }
 
-/// How many sealed copies (memfds) the server holds open.
-fn sealed_copies(server: &Server) -> usize {
-    std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
-        .unwrap()
-        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
-        .filter(|target| target.to_string_lossy().starts_with("/memfd:tachyon-body"))
-        .count()
+/// Whether this kernel backs memory advised with `MADV_HUGEPAGE` by
+/// transparent huge pages (`always` or `madvise`, not `never`).
+fn huge_pages_on_request() -> bool {
+    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .is_ok_and(|mode| !mode.contains("[never]"))
 }
 
-/// A sealed copy of a mid-sized body holds a descriptor, and descriptors
-/// are what connections need: such copies take at most an eighth of the
-/// open-file limit, and the bodies past it stay on the heap, served the
-/// same.
+/// KiB of the server's anonymous memory in transparent huge pages.
+fn anon_huge_kib(server: &Server) -> u64 {
+    std::fs::read_to_string(format!("/proc/{}/smaps_rollup", server.pid()))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("AnonHugePages:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Frozen copies of mid-sized bodies hold no descriptor (the sealed memfds
+/// they replaced each held one, capped at an eighth of the open-file
+/// limit): under a limit of 256, all 40 bodies are frozen, packed into one
+/// 2 MiB arena, and served byte for byte.
 #[test]
-fn mid_sized_sealed_copies_take_at_most_an_eighth_of_the_descriptors() {
+fn mid_sized_frozen_copies_hold_no_descriptors_and_share_an_arena() {
+    use crate::observe::{admin_addr, admin_get, metric};
     let site = TestSite::new();
     let bodies: Vec<Vec<u8>> = (0..40u32)
         .map(|n| (0..20_000u32).map(|i| ((i + n) % 239) as u8).collect())
@@ -291,9 +324,23 @@ fn mid_sized_sealed_copies_take_at_most_an_eighth_of_the_descriptors() {
     for (n, body) in bodies.iter().enumerate() {
         site.file(&format!("f{n}.bin"), body);
     }
-    let server = Server::start_limited(&site.root, 256, &["--no-watch"]);
-    let sealed = sealed_copies(&server);
-    assert_eq!(sealed, 256 / 8, "sealed copies past the cap, or none");
+    let server = Server::start_limited(
+        &site.root,
+        256,
+        &["--no-watch", "--threads", "1", "--admin", "127.0.0.1:0"],
+    );
+    let metrics = admin_get(admin_addr(&server), "/metrics").1;
+    assert_eq!(metric(&metrics, "tachyon_frozen_bodies"), 40.0);
+    assert_eq!(
+        metric(&metrics, "tachyon_frozen_arena_bytes"),
+        f64::from(2u32 << 20),
+        "40 bodies of 20 kB are packed into one arena"
+    );
+    assert!(
+        server.open_fds() < 40,
+        "{} descriptors open: one per body?",
+        server.open_fds()
+    );
     let mut c = server.connect();
     for (n, body) in bodies.iter().enumerate() {
         let got = c.get(&format!("/f{n}.bin"), "");

@@ -434,10 +434,10 @@ fn a_reset_with_a_body_in_the_pipe_leaves_nothing_for_the_next_client() {
 
 /// Pipes are capped at a sixteenth of the open-file limit: clients stalled
 /// mid-body hold pipes up to the cap and no further, a client that comes
-/// then gets its body whole by sendfile, and the pipes of clients that
-/// leave are closed (the worker keeps at most 16 empty ones).
+/// then gets its body whole, copied from memory, and the pipes of clients
+/// that leave are closed (the worker keeps at most 16 empty ones).
 #[test]
-fn past_the_pipe_cap_bodies_go_out_by_sendfile_and_pipes_are_closed() {
+fn past_the_pipe_cap_bodies_are_copied_and_pipes_are_closed() {
     use crate::observe::{admin_addr, admin_get, metric};
     let site = TestSite::new();
     let big: Vec<u8> = (0..2 * 1024 * 1024u32).map(|i| (i % 241) as u8).collect();

@@ -198,7 +198,7 @@ fn bodies_cross_small_flow_control_windows_intact() {
     let server = Server::start(&site.root, &[]);
     // 1023-byte windows: hundreds of WINDOW_UPDATEs per body.
     assert!(nghttp_body(&server.url("/medium.bin"), "10") == medium);
-    // Both bodies are sealed memfds, framed from their mappings.
+    // Both bodies are frozen copies, framed from memory.
     assert!(nghttp_body(&server.url("/large.bin"), "16") == large);
 }
 
