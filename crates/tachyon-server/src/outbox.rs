@@ -262,12 +262,11 @@ impl Outbox {
                 });
             }
             let can_sendfile = wire.can_sendfile();
-            if let Some((copy, range)) = frozen(&self.parts[self.cursor]) {
-                // A frozen copy on a plain socket goes through a pipe. As
-                // much as the pipe holds, past the budget if need be: a
-                // remainder would leave every later load straddling a
-                // page, one slot more each.
-                if let (true, Some(mut pipe)) = (can_sendfile, carriers.pipes.take()) {
+            // A frozen copy on a plain socket goes through a pipe. As much as
+            // the pipe holds, past the budget if need be: a remainder would
+            // leave every later load straddling a page, one slot more each.
+            if let (true, Some((copy, range))) = (can_sendfile, frozen(&self.parts[self.cursor])) {
+                if let Some(mut pipe) = carriers.pipes.take() {
                     match pipe.load(copy, range) {
                         Ok(n) if n > 0 => {
                             if let Part::File { offset, end, .. } = &mut self.parts[self.cursor] {
