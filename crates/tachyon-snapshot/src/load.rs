@@ -267,6 +267,9 @@ pub(crate) fn load(
     if snapshot.is_ok() {
         cache.finish();
     }
+    // The heap copies of frozen bodies (and a failed build's all) are free
+    // now; most would stay resident otherwise.
+    tachyon_sys::release_free_heap();
     snapshot
 }
 
