@@ -8,7 +8,9 @@
 //! on the path again. Also owns a disk-served body's [`Stamp`]: what the
 //! file was at load (device, inode, size, modification and change times), so
 //! a send can tell that the bytes on disk are no longer the ones its ETag
-//! and Content-Length describe.
+//! and Content-Length describe. A [`DiskBody`] is also how a large body in
+//! memory is held, as a frozen copy (`tachyon_sys::freeze`), which is sent
+//! without a copy the same way and has no stamp to check.
 
 use std::fs::File;
 use std::io;

@@ -39,7 +39,7 @@ pub enum Body {
     /// sendfile. Shared by a precompressed sibling's own entry and the
     /// encoding it provides, so the file is opened once. A send checks it
     /// against its load-time stamp (see [`DiskBody::unchanged`]). Also a
-    /// large body in memory, as a frozen copy ([`DiskBody::frozen`]), which
+    /// large body in memory, as a frozen copy ([`DiskBody::frozen_copy`]), which
     /// is sent without a copy the same way and never changes.
     Disk(Arc<DiskBody>),
 }

@@ -149,7 +149,8 @@ unsafe impl Send for Arena {}
 unsafe impl Sync for Arena {}
 
 impl Arena {
-    /// Maps `len` bytes (a multiple of 4 KiB) starting on a 2 MiB boundary.
+    /// Maps `len` bytes (a multiple of the page size) starting on a 2 MiB
+    /// boundary.
     fn map(len: usize) -> io::Result<Arena> {
         let span = len
             .checked_add(HUGE_PAGE)
@@ -302,10 +303,12 @@ impl AsRef<[u8]> for Frozen {
 /// `vmsplice` does per page (`gup_fast_fallback`) was 11% of the server's
 /// CPU on 10 MiB responses. Anonymous memory can ask for 2 MiB pages
 /// (`MADV_HUGEPAGE`, honoured when THP is `madvise` or `always`, the
-/// defaults), one walk per 2 MiB. Side by side on one tachyon, by hand
-/// (wrk -t1, 3 rounds interleaved): 10 MiB at c8 460–540 µs of server CPU
-/// per response against 540–580 from the memfd, 64 KiB at c32 8.4–9.2 µs
-/// against 9.3–10.0. So that a 64 KiB body sits in a huge page too,
+/// defaults), one walk per 2 MiB. Against the memfd, one worker each, by
+/// hand (wrk -t1, 3 rounds interleaved), µs of server CPU per response:
+/// 10 MiB at c8 525–569 against 576–663, 64 KiB at c32 9.2–9.7 against
+/// 10.2–10.6; by `tachyon-bench` (`bench/results/hugepages-2026-11-26`)
+/// 64 KiB at c32 1.30× lighttpd's requests per CPU-second, was 1.16×. So
+/// that a 64 KiB body sits in a huge page too,
 /// copies under 256 KiB are packed into shared 2 MiB arenas; longer ones
 /// get their own, whose whole 2 MiB blocks are huge pages and whose tail
 /// is 4 KiB pages.
@@ -315,7 +318,7 @@ impl AsRef<[u8]> for Frozen {
 /// arena is made read-only.
 pub fn freeze(data: &[u8]) -> io::Result<Frozen> {
     let (arena, start) = if data.len() >= PACK_BELOW {
-        let arena = Arena::map(data.len().next_multiple_of(4096))?;
+        let arena = Arena::map(data.len().next_multiple_of(rustix::param::page_size()))?;
         arena.fill(0, data);
         arena.seal();
         (Arc::new(arena), 0)
@@ -324,8 +327,8 @@ pub fn freeze(data: &[u8]) -> io::Result<Frozen> {
             let mut packer = PACKER
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
-            let room = packer.arena.as_ref().map_or(0, |a| a.len - packer.used);
-            if room < data.len() {
+            let room = packer.arena.as_ref().map(|a| a.len - packer.used);
+            if room.is_none_or(|room| room < data.len()) {
                 if let Some(full) = packer.arena.take() {
                     full.full.store(true, Ordering::SeqCst);
                     full.seal_when_done();
