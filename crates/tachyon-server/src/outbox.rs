@@ -283,14 +283,12 @@ impl Outbox {
                     }
                 }
             }
+            let at_frozen = frozen(&self.parts[self.cursor]).is_some();
             let result = match &mut self.parts[self.cursor] {
                 // A frozen copy no pipe carries (TLS, or past the cap on
                 // pipes) is gathered from memory like any memory part, so
                 // the head and the body leave in one write.
-                part @ Part::File { .. } if frozen(part).is_none() => {
-                    let Part::File { body, offset, end } = part else {
-                        unreachable!("matched above")
-                    };
+                Part::File { body, offset, end } if !at_frozen => {
                     let Body::Disk(disk) = &body.body else {
                         unreachable!("File parts are disk bodies")
                     };
@@ -363,10 +361,7 @@ impl Outbox {
                 }
                 // Frozen parts are copied when no pipe can carry them: on
                 // TLS, or when the one at the cursor found none above.
-                _ => {
-                    let copy_frozen = !can_sendfile || frozen(&self.parts[self.cursor]).is_some();
-                    self.write_gathered(wire, copy_frozen)
-                }
+                _ => self.write_gathered(wire, !can_sendfile || at_frozen),
             };
             match result {
                 Ok(n) => {

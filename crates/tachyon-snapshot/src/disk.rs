@@ -222,7 +222,7 @@ impl DiskBody {
     /// references are that representation. Unlike a heap body it goes out
     /// on plain HTTP/1.1 without a copy from user space into the socket
     /// (spliced through a pipe), the reason bodies from 16 KiB on are
-    /// frozen (see `load::SEAL_FROM`). A frozen copy holds no descriptor.
+    /// frozen (see `load::FREEZE_FROM`). A frozen copy holds no descriptor.
     pub(crate) fn frozen(data: &[u8], modified: u64) -> io::Result<DiskBody> {
         let copy = tachyon_sys::freeze(data)?;
         FROZEN_LIVE.fetch_add(1, Ordering::Relaxed);

@@ -230,9 +230,9 @@ fn large_bodies_are_frozen_copies_served_byte_for_byte() {
         // The packed arena is one huge page (the only memory this process
         // asks huge pages for).
         assert!(
-            anon_huge_kib(&server) >= 2048,
+            server.anon_huge_kib() >= 2048,
             "no huge page behind the arenas: {} KiB",
-            anon_huge_kib(&server)
+            server.anon_huge_kib()
         );
     }
     let mut c = server.connect();
@@ -309,16 +309,6 @@ fn large_bodies_are_frozen_copies_served_byte_for_byte() {
 fn huge_pages_on_request() -> bool {
     std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
         .is_ok_and(|mode| !mode.contains("[never]"))
-}
-
-/// KiB of the server's anonymous memory in transparent huge pages.
-fn anon_huge_kib(server: &Server) -> u64 {
-    std::fs::read_to_string(format!("/proc/{}/smaps_rollup", server.pid()))
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("AnonHugePages:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
 }
 
 /// A site's frozen bodies are resident once: the heap copies the build read

@@ -389,7 +389,7 @@ fn stalled_mid_body(server: std::net::SocketAddr, path: &str) -> TcpStream {
     c
 }
 
-/// Sealed bodies leave through a pipe (vmsplice, then splice), and a pipe
+/// Frozen bodies leave through a pipe (vmsplice, then splice), and a pipe
 /// can hold part of a body the socket has not taken. A client that resets
 /// then must take those bytes with it: the next clients of the worker get
 /// exactly their own bodies, the pipe is closed (no descriptor left over

@@ -221,14 +221,23 @@ impl Server {
 
     /// Resident memory, in KiB.
     pub fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
-        status
+        self.proc_kib("status", "VmRSS:").unwrap()
+    }
+
+    /// KiB of the anonymous memory in transparent huge pages.
+    pub fn anon_huge_kib(&self) -> u64 {
+        self.proc_kib("smaps_rollup", "AnonHugePages:").unwrap_or(0)
+    }
+
+    /// A "Key:  N kB" line of one of the process's `/proc` files.
+    fn proc_kib(&self, file: &str, key: &str) -> Option<u64> {
+        std::fs::read_to_string(format!("/proc/{}/{file}", self.pid()))
+            .unwrap()
             .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next())
-            .unwrap()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.split_whitespace().next())?
             .parse()
-            .unwrap()
+            .ok()
     }
 
     /// Open descriptors.
