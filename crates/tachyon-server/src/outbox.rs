@@ -17,6 +17,7 @@
 //! (`crate::pipes`), or are copied where none can; the bytes a pipe holds are the
 //! outbox's first, and leave before any part.
 
+use std::fs::File;
 use std::io;
 use std::ops::Range;
 use std::os::fd::AsFd;
@@ -24,7 +25,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use rustix::io::{Errno, IoSlice};
-use tachyon_snapshot::{Body, Representation};
+use tachyon_snapshot::{read_exact_at, Body, Representation};
 
 use crate::pipes::{Pipe, Pipes};
 use crate::wire::Wire;
@@ -46,11 +47,14 @@ enum Part {
     Inline(Range<usize>),
     /// A slice of an in-memory body.
     Memory(Bytes),
-    /// A region of a disk-backed body; the representation keeps the file open.
+    /// A region of a disk-backed body (a file, or a frozen copy), and the
+    /// file it is read from once the first send opened it (kept open by the
+    /// representation, or opened for this response).
     File {
         body: Arc<Representation>,
         offset: u64,
         end: u64,
+        file: Option<Arc<File>>,
     },
 }
 
@@ -157,6 +161,7 @@ impl Outbox {
                 body: Arc::clone(body),
                 offset: range.start,
                 end: range.end,
+                file: None,
             }),
         }
     }
@@ -288,12 +293,20 @@ impl Outbox {
                 // A frozen copy no pipe carries (TLS, or past the cap on
                 // pipes) is gathered from memory like any memory part, so
                 // the head and the body leave in one write.
-                Part::File { body, offset, end } if !at_frozen => {
+                Part::File {
+                    body,
+                    offset,
+                    end,
+                    file,
+                } if !at_frozen => {
                     let Body::Disk(disk) = &body.body else {
                         unreachable!("File parts are disk bodies")
                     };
-                    let sendfile = disk.file().filter(|_| disk.zero_copy() && can_sendfile);
-                    let Some(file) = sendfile else {
+                    let file: &File = match file {
+                        Some(file) => file,
+                        None => file.insert(disk.open().map_err(|_| SendError::FileChanged)?),
+                    };
+                    if !(disk.zero_copy() && can_sendfile) {
                         let want = (*end - *offset)
                             .min(wire.copy_chunk(COPY_CHUNK))
                             .min(budget - sent) as usize;
@@ -302,12 +315,11 @@ impl Outbox {
                             bounce.resize(COPY_CHUNK as usize, 0);
                         }
                         let chunk = &mut bounce[..want];
-                        disk.read_exact_at(chunk, *offset)
-                            .map_err(|_| SendError::FileChanged)?;
+                        read_exact_at(file, chunk, *offset).map_err(|_| SendError::FileChanged)?;
                         // A write changes the modification time before the
                         // data, so a stamp unchanged after the read means
                         // the copy holds the loaded bytes.
-                        if !disk.unchanged() {
+                        if !disk.still_loaded(file) {
                             return Err(SendError::FileChanged);
                         }
                         match wire.send(&[IoSlice::new(chunk)], false) {
@@ -328,16 +340,17 @@ impl Outbox {
                             Err(Errno::INTR) => continue,
                             Err(e) => return Err(io::Error::from(e).into()),
                         }
-                    };
+                    }
                     if *end - *offset == 1 {
                         // The last byte: read it, check the file, then send
                         // it from memory. A write that changed any byte sent
                         // so far changed the file's ctime first.
-                        let byte = disk.byte_at(*offset)?;
-                        if !disk.unchanged() {
+                        let mut byte = [0u8];
+                        read_exact_at(file, &mut byte, *offset)?;
+                        if !disk.still_loaded(file) {
                             return Err(SendError::FileChanged);
                         }
-                        self.parts[self.cursor] = Part::Memory(Bytes::copy_from_slice(&[byte]));
+                        self.parts[self.cursor] = Part::Memory(Bytes::copy_from_slice(&byte));
                         continue;
                     }
                     // All but the last byte (see above).
@@ -348,7 +361,7 @@ impl Outbox {
                         Ok(0) => return Err(SendError::FileChanged),
                         Ok(_) => {
                             sent += *offset - before;
-                            if !disk.unchanged() {
+                            if !disk.still_loaded(file) {
                                 return Err(SendError::FileChanged);
                             }
                             if offset == end {
@@ -464,7 +477,10 @@ impl Outbox {
 
 /// A file part that is a frozen copy, and the range of it still unsent.
 fn frozen(part: &Part) -> Option<(&tachyon_sys::Frozen, Range<usize>)> {
-    let Part::File { body, offset, end } = part else {
+    let Part::File {
+        body, offset, end, ..
+    } = part
+    else {
         return None;
     };
     match &body.body {

@@ -74,15 +74,39 @@ pub fn compressible(content_type: &str) -> bool {
         )
 }
 
+/// How hard an encoder works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effort {
+    /// The densest settings (brotli 11, zstd 19, gzip 9) up to
+    /// [`DENSE_MAX`], faster ones past it: a file's variants, built once
+    /// and kept (in memory and in the cache folder).
+    Dense,
+    /// Settings that run at tens of MB/s (brotli 5, zstd 3, gzip 6): pages
+    /// generated on every build, as a directory listing is.
+    Quick,
+}
+
+/// `data` encoded with `coding` at the densest effort (see [`Effort`]).
+pub fn encode(coding: Coding, data: &[u8]) -> Option<Vec<u8>> {
+    encode_with(coding, data, Effort::Dense)
+}
+
 /// `data` encoded with `coding`, or `None` when that does not save at least
 /// a tenth of the bytes (then the identity is as good on the wire).
-pub fn encode(coding: Coding, data: &[u8]) -> Option<Vec<u8>> {
-    let dense = data.len() <= DENSE_MAX;
+pub fn encode_with(coding: Coding, data: &[u8], effort: Effort) -> Option<Vec<u8>> {
+    let dense = effort == Effort::Dense && data.len() <= DENSE_MAX;
+    let quick = effort == Effort::Quick;
     let out = match coding {
         Coding::Br => {
             let mut out = Vec::with_capacity(data.len() / 3);
             let params = brotli::enc::BrotliEncoderParams {
-                quality: if dense { 11 } else { 9 },
+                quality: if quick {
+                    5
+                } else if dense {
+                    11
+                } else {
+                    9
+                },
                 lgwin: 22,
                 size_hint: data.len(),
                 ..Default::default()
@@ -90,12 +114,24 @@ pub fn encode(coding: Coding, data: &[u8]) -> Option<Vec<u8>> {
             brotli::BrotliCompress(&mut &data[..], &mut out, &params).ok()?;
             out
         }
-        Coding::Zstd => zstd::bulk::compress(data, if dense { 19 } else { 9 }).ok()?,
+        Coding::Zstd => {
+            let level = if quick {
+                3
+            } else if dense {
+                19
+            } else {
+                9
+            };
+            zstd::bulk::compress(data, level).ok()?
+        }
         Coding::Gzip => {
-            let mut encoder = flate2::write::GzEncoder::new(
-                Vec::with_capacity(data.len() / 3),
-                flate2::Compression::best(),
-            );
+            let level = if quick {
+                flate2::Compression::default()
+            } else {
+                flate2::Compression::best()
+            };
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::with_capacity(data.len() / 3), level);
             encoder.write_all(data).ok()?;
             encoder.finish().ok()?
         }
@@ -340,9 +376,12 @@ mod tests {
     #[test]
     fn every_coding_round_trips_and_incompressible_data_is_refused() {
         let text = "tachyon serves static sites from memory. ".repeat(200);
-        for coding in Coding::ALL {
-            let encoded = encode(coding, text.as_bytes()).expect("text compresses");
-            assert!(encoded.len() < text.len() / 5, "{coding:?}");
+        let efforts = Coding::ALL
+            .into_iter()
+            .flat_map(|c| [(c, Effort::Dense), (c, Effort::Quick)]);
+        for (coding, effort) in efforts {
+            let encoded = encode_with(coding, text.as_bytes(), effort).expect("text compresses");
+            assert!(encoded.len() < text.len() / 5, "{coding:?} {effort:?}");
             let decoded = match coding {
                 Coding::Br => {
                     let mut out = Vec::new();
@@ -358,7 +397,7 @@ mod tests {
                     out
                 }
             };
-            assert_eq!(decoded, text.as_bytes(), "{coding:?}");
+            assert_eq!(decoded, text.as_bytes(), "{coding:?} {effort:?}");
         }
         // xorshift noise does not compress by a tenth.
         let mut x = 0x9e3779b97f4a7c15u64;

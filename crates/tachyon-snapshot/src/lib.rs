@@ -20,7 +20,7 @@ mod rules;
 
 pub use cache_dir::CacheDir;
 pub use compress::{Compression, EncodeCache, PendingVariant};
-pub use disk::{frozen_footprint, DiskBody};
+pub use disk::{frozen_footprint, read_exact_at, DiskBody};
 pub use entry::{Body, Encoded, Entry, Representation};
 pub use load::{LoadError, LoadOptions, LoadStats, Progress, SkipReason, Skipped};
 pub use rules::{HeaderRule, RedirectRule, RuleError};

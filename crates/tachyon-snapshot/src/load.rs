@@ -24,7 +24,7 @@ use tachyon_http::h2::hpack;
 use tachyon_http::response::{Field, Name};
 use tachyon_http::Status;
 
-use crate::compress::{self, Compression, EncodeCache, PendingVariant};
+use crate::compress::{self, Compression, Effort, EncodeCache, PendingVariant};
 use crate::disk::{self, DiskBody, OpenError};
 use crate::entry::{Body, Encoded, Entry, Representation};
 use crate::listing::{self, Child};
@@ -68,6 +68,11 @@ pub struct LoadOptions {
     /// a file rewritten in place while it is being sent can reach the
     /// client with bytes its ETag does not describe (see `DiskBody::zero_copy`).
     pub sendfile: bool,
+    /// Disk-served files kept open, at most; the rest are opened again for
+    /// each response. Each kept file is a descriptor for as long as its
+    /// generation lives (two generations during a reload), taken from the
+    /// connections' share of the open-file limit.
+    pub keep_open: usize,
 }
 
 impl Default for LoadOptions {
@@ -90,6 +95,7 @@ impl Default for LoadOptions {
             redirects: Vec::new(),
             settle: Duration::from_secs(1),
             sendfile: false,
+            keep_open: 1024,
         }
     }
 }
@@ -102,6 +108,9 @@ pub struct LoadStats {
     pub bytes_in_memory: u64,
     pub files_on_disk: usize,
     pub bytes_on_disk: u64,
+    /// Disk-served files past the share kept open (`LoadOptions::keep_open`),
+    /// opened again for each response.
+    pub files_reopened: usize,
     /// Per coding (in [`Coding::ALL`] order): representations and their bytes.
     pub encoded_files: [usize; 3],
     pub encoded_bytes: [u64; 3],
@@ -122,9 +131,10 @@ impl LoadStats {
         match &file.body {
             Body::Memory(b) => self.bytes_in_memory += b.len() as u64,
             Body::Disk(d) if d.is_frozen() => self.bytes_in_memory += file.len,
-            Body::Disk(_) => {
+            Body::Disk(d) => {
                 self.files_on_disk += 1;
                 self.bytes_on_disk += file.len;
+                self.files_reopened += usize::from(!d.is_kept_open());
             }
         }
         for e in file.encoded.iter() {
@@ -291,10 +301,11 @@ fn load_generation(
     if !meta.is_dir() {
         return Err(LoadError::NotADirectory(root));
     }
-    let root_dir = disk::open_root(&root).map_err(|source| LoadError::Root {
+    let root_dir = Arc::new(disk::open_root(&root).map_err(|source| LoadError::Root {
         path: root.clone(),
         source,
-    })?;
+    })?);
+    let kept = AtomicUsize::new(0);
     let mut walked = walk(&root, options)?;
     let changed = Arc::new(AtomicBool::new(false));
     progress.files.store(walked.found.len(), Ordering::Relaxed);
@@ -305,7 +316,7 @@ fn load_generation(
     let raws: Vec<Raw> = walked
         .found
         .par_iter()
-        .map(|f| read(&root_dir, &root, f, options, &changed, cache))
+        .map(|f| read(&root_dir, &root, f, options, &changed, &kept, cache))
         .collect::<Result<_, _>>()?;
     let by_key: HashMap<&[u8], &Raw> = walked
         .found
@@ -566,14 +577,16 @@ fn refusal(root: &Path, e: &walkdir::DirEntry, options: &LoadOptions) -> Option<
     (hidden && !options.serve_dotfiles).then_some(SkipReason::HiddenTarget)
 }
 
-/// Opens and reads (or hashes, for a disk-served body) one file, checking
+/// Opens and reads (or stamps, for a disk-served body) one file, checking
 /// that it is the file the walk saw and that it did not change meanwhile.
+/// `kept` counts the disk-served files this load keeps open.
 fn read(
-    root_dir: &OwnedFd,
+    root_dir: &Arc<OwnedFd>,
     root: &Path,
     f: &Found,
     options: &LoadOptions,
     changed: &Arc<AtomicBool>,
+    kept: &AtomicUsize,
     cache: &EncodeCache,
 ) -> Result<Raw, LoadError> {
     let settle = options.settle;
@@ -643,29 +656,28 @@ fn read(
         }
         return Ok(raw);
     }
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut chunk = vec![0u8; 256 * 1024];
-    let mut read = 0u64;
-    loop {
-        let n = file.read(&mut chunk).map_err(read_error)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&chunk[..n]);
-        read += n as u64;
-    }
-    let body = DiskBody::new(file, stamp, Arc::clone(changed), options.sendfile);
-    // Hashed bytes must be the bytes that will be sent: a write during the
-    // hash moved the file's change time.
-    if read != f.len || !body.unchanged() {
-        return Err(LoadError::Changed {
-            path: f.path.clone(),
-        });
-    }
+    // Its bytes are not read: the stamp is its validator, and the bytes are
+    // checked against it at each send.
+    let keep = kept
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+            (n < options.keep_open).then_some(n + 1)
+        })
+        .is_ok();
+    let body = if keep {
+        DiskBody::kept(file, stamp, Arc::clone(changed), options.sendfile)
+    } else {
+        drop(file);
+        let place = disk::Place {
+            root: Arc::clone(root_dir),
+            path: if beneath { relative } else { real }.to_path_buf(),
+            beneath,
+        };
+        DiskBody::reopened(place, stamp, Arc::clone(changed), options.sendfile)
+    };
     Ok(Raw {
         body: Body::Disk(Arc::new(body)),
         len: f.len,
-        hash: hasher.digest128(),
+        hash: stamp.digest(),
         modified,
     })
 }
@@ -814,6 +826,7 @@ fn add_directories(
     children: &mut HashMap<Vec<u8>, Vec<Child>>,
     options: &LoadOptions,
 ) {
+    let mut listed = Vec::new();
     for dir in directories {
         let mut slash = dir.clone();
         if slash.last() != Some(&b'/') {
@@ -830,9 +843,7 @@ fn add_directories(
         if let Some(index) = index {
             entries.insert(slash.clone().into_boxed_slice(), Entry::File(index));
         } else if options.listing {
-            let kids = children.remove(&dir).unwrap_or_default();
-            let listing = listing_entry(&slash, &kids, options);
-            entries.insert(slash.clone().into_boxed_slice(), listing);
+            listed.push((slash.clone(), children.remove(&dir).unwrap_or_default()));
         }
         if dir != b"/" {
             let location = percent_encode_path(&slash).into_boxed_slice();
@@ -845,6 +856,15 @@ fn add_directories(
             );
         }
     }
+    // Built over the cores: a build tree lists thousands of directories.
+    let listings: Vec<_> = listed
+        .into_par_iter()
+        .map(|(slash, kids)| {
+            let listing = listing_entry(&slash, &kids, options);
+            (slash.into_boxed_slice(), listing)
+        })
+        .collect();
+    entries.extend(listings);
 }
 
 /// `/about` → `about.html`, unless a file or directory is `/about`.
@@ -998,8 +1018,12 @@ fn listing_entry(slash: &[u8], children: &[Child], options: &LoadOptions) -> Ent
         let len = data.len() as u64;
         let mut encoded = Vec::new();
         for coding in Coding::ALL {
+            // Generated on every build (and every reload) and served
+            // no-cache: a quick level, not the densest. At the densest
+            // settings a checkout's listings (target/ lists thousands of
+            // files) took 27 s of one core before the first answer.
             if worth_encoding(&meta, options, coding, len) {
-                if let Some(bytes) = compress::encode(coding, &data) {
+                if let Some(bytes) = compress::encode_with(coding, &data, Effort::Quick) {
                     encoded.push((coding, raw(bytes)));
                 }
             }

@@ -108,8 +108,17 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     let mut signals =
         signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2])
             .context("installing signal handlers")?;
-    // Before loading: a large site holds a descriptor per disk-served file.
+    // Before loading: a disk-served file kept open holds a descriptor.
     let fd_limit = tachyon_server::raise_fd_limit();
+    // An eighth of the descriptors for kept-open files, shared by the roots:
+    // with two generations alive during a reload, three quarters are left
+    // for connections (`connection_cap` reserves twice what is open).
+    let keep_open =
+        usize::try_from(fd_limit / 8).unwrap_or(usize::MAX) / (1 + settings.hosts.len());
+    settings.load.keep_open = keep_open;
+    for host in &mut settings.hosts {
+        host.load.keep_open = keep_open;
+    }
     // Pipes for frozen bodies (two descriptors each) a sixteenth, and at
     // most 256: a user's pipes share 64 MiB of pipe pages by default
     // (`pipe-user-pages-soft`), 256 KiB each.
@@ -619,8 +628,12 @@ pub(crate) fn summarize(snapshot: &Snapshot) {
             )
         })
         .collect();
+    let reopened = match s.files_reopened {
+        0 => String::new(),
+        n => format!(", {n} of them opened for each response past the descriptors kept open"),
+    };
     say(&format!(
-        "loaded {} files: {:.1} MiB in memory, {} served from disk ({:.1} MiB), {} skipped, in {} ms",
+        "loaded {} files: {:.1} MiB in memory, {} served from disk ({:.1} MiB{reopened}), {} skipped, in {} ms",
         s.files,
         mib(s.bytes_in_memory),
         s.files_on_disk,

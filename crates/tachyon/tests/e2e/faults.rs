@@ -273,6 +273,98 @@ fn a_file_rewritten_in_place_is_never_sent_under_its_old_etag() {
     assert!(fresh, "the new content was never served");
 }
 
+/// A tree with more disk-served files than the descriptors it may keep
+/// (an eighth of the open-file limit) leaves the rest to connections: past
+/// that share a file is opened for each response. A file renamed over is
+/// still served from the inode kept open, and refused (503, never the new
+/// bytes under the old ETag) where the path is opened again; SIGHUP then
+/// serves the new content everywhere.
+#[test]
+fn a_tree_past_the_descriptor_share_is_served_by_reopening_its_files() {
+    use rustix::process::Signal;
+    let site = TestSite::new();
+    let old = |n: usize| format!("old body of file {n}\n").repeat(50 + n);
+    let new = |n: usize| format!("new body of file {n}\n").repeat(50 + n);
+    const FILES: usize = 120;
+    for n in 0..FILES {
+        site.file(&format!("d/f{n}.txt"), old(n));
+    }
+    // 256 descriptors: at most 32 kept open, the other 88 reopened.
+    let server = Server::start_limited(
+        &site.root,
+        256,
+        &["--no-watch", "--threads", "1", "--max-file-in-memory", "16"],
+    );
+    let connections = server.startup.iter().find_map(|l| {
+        l.strip_prefix("at most ")?
+            .split(' ')
+            .next()?
+            .parse::<u32>()
+            .ok()
+    });
+    assert!(
+        connections.is_none_or(|n| n >= 64),
+        "files held the connections' descriptors: {:?}",
+        server.startup
+    );
+    assert!(
+        server.open_fds() < 80,
+        "{} descriptors open for {FILES} disk-served files",
+        server.open_fds()
+    );
+    let mut c = server.connect();
+    let mut etags = Vec::new();
+    for n in 0..FILES {
+        let r = c.get(&format!("/d/f{n}.txt"), "");
+        assert_eq!((r.status, r.text()), (200, old(n)), "f{n}.txt");
+        etags.push(r.header("etag").unwrap().to_string());
+    }
+    let r = c.get("/d/f100.txt", "Range: bytes=5-9\r\n");
+    assert_eq!((r.status, r.text()), (206, old(100)[5..10].to_string()));
+    // A deploy: each file written beside and renamed over.
+    std::thread::sleep(Duration::from_millis(20));
+    for n in 0..FILES {
+        site.file(&format!("d/f{n}.new"), new(n));
+        std::fs::rename(
+            site.path(&format!("d/f{n}.new")),
+            site.path(&format!("d/f{n}.txt")),
+        )
+        .unwrap();
+    }
+    let (mut kept, mut refused) = (0, 0);
+    for (n, etag) in etags.iter().enumerate() {
+        let r = server.connect().get(&format!("/d/f{n}.txt"), "");
+        match r.status {
+            200 => {
+                assert_eq!(r.text(), old(n), "f{n}.txt: new bytes before a reload");
+                assert_eq!(r.header("etag"), Some(etag.as_str()));
+                kept += 1;
+            }
+            503 => refused += 1,
+            other => panic!("f{n}.txt: {other}"),
+        }
+    }
+    assert!(
+        kept <= 32 && kept + refused == FILES,
+        "{kept} kept, {refused} refused"
+    );
+    server.signal(Signal::HUP);
+    let reloaded = crate::support::eventually(Duration::from_secs(10), || {
+        server.connect().get("/d/f0.txt", "").text() == new(0)
+    });
+    assert!(reloaded, "SIGHUP did not pick the new files up");
+    let mut c = server.connect();
+    for (n, etag) in etags.iter().enumerate() {
+        let r = c.get(&format!("/d/f{n}.txt"), "");
+        assert_eq!(
+            (r.status, r.text()),
+            (200, new(n)),
+            "f{n}.txt after the reload"
+        );
+        assert_ne!(r.header("etag"), Some(etag.as_str()));
+    }
+}
+
 /// A symlink inside the root that points at a dotfile does not expose it.
 #[test]
 fn a_symlink_to_a_dotfile_is_hidden_like_the_dotfile() {
