@@ -503,6 +503,8 @@ impl Conn {
                 self.phase = Phase::Closing;
                 // A full read buffer means more input may be waiting.
                 self.linger = batch.linger || self.readable;
+                // The close (or shutdown) follows the last write.
+                cx.out.close_after();
             }
             if !cx.out.is_empty() {
                 match cx.flush_out(&mut wire(&self.fd, &mut self.session)) {

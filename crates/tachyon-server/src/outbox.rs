@@ -111,6 +111,12 @@ pub struct Outbox {
     /// A pipe holding the next bytes to send, taken from the parts before
     /// the cursor; `Some` only while it holds any.
     relay: Option<Pipe>,
+    /// The connection closes once this is sent: every write says more
+    /// follows (MSG_MORE), so the last segment waits for the close and the
+    /// FIN leaves in it. One segment instead of two for each response on
+    /// a fresh connection: the client (and on loopback, the server that
+    /// delivers it) handles one packet and one wake-up less.
+    closes: bool,
 }
 
 impl Outbox {
@@ -118,6 +124,13 @@ impl Outbox {
     #[inline]
     pub fn buf(&mut self) -> &mut Vec<u8> {
         &mut self.buf
+    }
+
+    /// Marks what is queued as the connection's last output (see `closes`).
+    /// Only for a connection that closes or shuts its side once this is
+    /// sent: until then, the tail of the last write is held back.
+    pub fn close_after(&mut self) {
+        self.closes = true;
     }
 
     /// True when nothing is waiting to be sent.
@@ -186,6 +199,7 @@ impl Outbox {
             cursor: 0,
             open_run: 0,
             relay: self.relay.take(),
+            closes: self.closes,
         };
         for part in self.parts.drain(self.cursor..) {
             rest.parts.push(match part {
@@ -235,8 +249,9 @@ impl Outbox {
         loop {
             if let Some(pipe) = &mut self.relay {
                 // More follows when a part does: the segment that ends a
-                // response must not wait for bytes that are not coming.
-                let more = self.cursor < self.parts.len();
+                // response must not wait for bytes that are not coming,
+                // except the close's FIN.
+                let more = self.cursor < self.parts.len() || self.closes;
                 match pipe.unload(wire.fd().as_fd(), more) {
                     // A pipe that holds bytes gives some, or would block.
                     Ok(0) => return Err(io::Error::other("a loaded pipe gave nothing").into()),
@@ -436,7 +451,7 @@ impl Outbox {
         let next_is_file = matches!(self.parts.get(self.cursor + count), Some(Part::File { .. }));
         // MSG_MORE before a sendfile lets the head share a segment with the
         // body (nginx's tcp_nopush does the same with TCP_CORK).
-        wire.send(&slices[..count], next_is_file)
+        wire.send(&slices[..count], next_is_file || self.closes)
     }
 
     /// Marks `n` bytes as sent, from the cursor on.
@@ -472,6 +487,7 @@ impl Outbox {
         self.cursor = 0;
         self.open_run = 0;
         self.relay = None;
+        self.closes = false;
     }
 }
 

@@ -805,20 +805,25 @@ impl Wire<'_> {
     }
 
     /// Sends from `slices` in order; returns how many bytes were taken.
-    /// `more` says a file region follows at once (plain only: the head
-    /// then shares a segment with the body).
+    /// `more` says more follows at once, a file region or the close's FIN
+    /// (plain only: what is sent then shares a segment with it).
     pub fn send(&mut self, slices: &[IoSlice<'_>], more: bool) -> rustix::io::Result<usize> {
         match self {
             Wire::Plain(fd) => {
-                if slices.len() == 1 {
-                    let flags = if more {
-                        SendFlags::MORE | SendFlags::NOSIGNAL
-                    } else {
-                        SendFlags::NOSIGNAL
-                    };
-                    rustix::net::send(fd, &slices[0], flags)
+                let flags = if more {
+                    SendFlags::MORE | SendFlags::NOSIGNAL
                 } else {
-                    rustix::io::writev(fd, slices)
+                    SendFlags::NOSIGNAL
+                };
+                match slices.len() {
+                    1 => rustix::net::send(fd, &slices[0], flags),
+                    _ if more => rustix::net::sendmsg(
+                        fd,
+                        slices,
+                        &mut rustix::net::SendAncillaryBuffer::default(),
+                        flags,
+                    ),
+                    _ => rustix::io::writev(fd, slices),
                 }
             }
             Wire::Tls { fd, session } => session.send(fd, slices),

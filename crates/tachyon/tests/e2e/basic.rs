@@ -379,3 +379,47 @@ fn mid_sized_frozen_copies_hold_no_descriptors_and_share_an_arena() {
         assert!(&got.body == body, "f{n}.bin differs");
     }
 }
+
+/// A response on a connection that closes after it leaves in one segment
+/// with the FIN: the client gets the SYN-ACK, the ACK of its request and
+/// then that one segment (`ss` counts them), not the response and then the
+/// FIN apart. Fresh-connection workloads (ab without -k) pay a packet and
+/// a wake-up less per request on both sides.
+#[test]
+fn a_closing_response_leaves_with_its_fin() {
+    use std::io::{Read, Write};
+    let site = TestSite::new();
+    site.file("1k.bin", [7u8; 1024]);
+    let server = Server::start(&site.root, &["--no-watch", "--threads", "1"]);
+    let segments_in = |request: &str| {
+        let mut s = std::net::TcpStream::connect(server.addr).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut response = Vec::new();
+        s.read_to_end(&mut response).unwrap();
+        // Our side is left open (CLOSE-WAIT) for ss to read its counters.
+        let port = s.local_addr().unwrap().port();
+        let filter = format!("sport = :{port}");
+        let (ok, out, err) = run("ss", &["-tinH", "state", "close-wait", &filter]);
+        assert!(ok, "ss: {err}");
+        let segs = out
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("segs_in:")?.parse::<u32>().ok())
+            .unwrap_or_else(|| panic!("no segs_in in {out:?}"));
+        (String::from_utf8_lossy(&response).into_owned(), segs)
+    };
+    for (request, status) in [
+        ("GET /1k.bin HTTP/1.0\r\n\r\n", "200"),
+        (
+            "GET /none HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            "404",
+        ),
+        ("GET /1k.bin HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", "400"),
+    ] {
+        let (response, segs) = segments_in(request);
+        assert!(
+            response.starts_with(&format!("HTTP/1.1 {status} ")),
+            "{request:?}: {response:?}"
+        );
+        assert!(segs <= 3, "{request:?}: {segs} segments in, FIN apart");
+    }
+}
