@@ -147,6 +147,7 @@ pub fn adopt_listeners(
         // Best effort, as for our own listeners (see `listen_one`).
         let _ = tachyon_sys::set_tcp_notsent_lowat(fd.as_fd(), NOTSENT_LOWAT);
         defer_accept(&fd);
+        no_delay(&fd);
         choose_congestion(&fd, addr, options, &mut refused);
         for sockets in per_worker.iter_mut() {
             sockets.push(fd.try_clone().map_err(BindError::Inherited)?);
@@ -263,6 +264,7 @@ fn listen_one(addr: SocketAddr, backlog: i32) -> rustix::io::Result<OwnedFd> {
     tachyon_sys::set_tcp_notsent_lowat(fd.as_fd(), NOTSENT_LOWAT)
         .map_err(|e| rustix::io::Errno::from_io_error(&e).unwrap_or(rustix::io::Errno::INVAL))?;
     defer_accept(&fd);
+    no_delay(&fd);
     net::bind(&fd, &addr)?;
     net::listen(&fd, backlog)?;
     Ok(fd)
@@ -285,10 +287,12 @@ fn local_addr(fd: &OwnedFd) -> rustix::io::Result<SocketAddr> {
     SocketAddr::try_from(addr).map_err(|_| rustix::io::Errno::AFNOSUPPORT)
 }
 
-/// Per-connection socket options, applied at accept.
-pub(crate) fn tune_connection(fd: &OwnedFd) {
-    // Responses leave in one write; Nagle would only delay the tail of a
-    // partial write behind a delayed ACK. Failure is harmless.
+/// Turns Nagle's algorithm off for the connections a listener accepts
+/// (Linux copies the option to them, as it does the unsent-bytes bound):
+/// responses leave in one write, and Nagle would only delay the tail of a
+/// partial write behind a delayed ACK. Set once on the listener rather
+/// than by a call per accepted connection. Failure is harmless.
+fn no_delay(fd: &OwnedFd) {
     let _ = net::sockopt::set_tcp_nodelay(fd, true);
 }
 
@@ -315,4 +319,29 @@ pub fn raise_fd_limit() -> u64 {
         let _ = setrlimit(Resource::Nofile, limit);
     }
     getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepted_connections_inherit_the_listeners_options() {
+        let endpoint = Endpoint {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            scheme: Scheme::Http,
+        };
+        let options = ListenOptions {
+            backlog: 16,
+            loopback_congestion: None,
+        };
+        let listeners = bind_listeners(&[endpoint], 1, &options).unwrap();
+        let client = std::net::TcpStream::connect(listeners.local[0].addr).unwrap();
+        // Deferred accept: the connection is handed over once data arrives.
+        std::io::Write::write_all(&mut &client, b"GET / HTTP/1.1\r\n\r\n").unwrap();
+        let listener = &listeners.per_worker[0][0];
+        rustix::io::ioctl_fionbio(listener, false).unwrap();
+        let accepted = net::accept(listener).unwrap();
+        assert!(net::sockopt::tcp_nodelay(&accepted).unwrap(), "Nagle is on");
+    }
 }

@@ -29,7 +29,7 @@ use crate::live::{Generation, Live};
 use crate::outbox::{Carriers, Outbox};
 use crate::reply::Scratch;
 use crate::stats::{Board, Closed, Observer};
-use crate::sys::{tune_connection, Accepted, Listeners, Scheme};
+use crate::sys::{Accepted, Listeners, Scheme};
 use crate::wire::Session;
 
 /// Connections accepted per listener wake-up before serving others (fairness).
@@ -775,7 +775,6 @@ impl<'a> Worker<'a> {
                 }
             },
         };
-        tune_connection(&fd);
         let key = self
             .conns
             .insert(Conn::new(fd, cx.now, &self.limits, session, peer));
