@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use tachyon_http::encoding::Coding;
+use tachyon_sys::Cohort;
 
 use crate::cache_dir::CacheDir;
 use crate::disk::DiskBody;
@@ -239,6 +240,10 @@ impl<K: Eq + std::hash::Hash, V: Clone> Kept<K, V> {
         kept.clone()
     }
 
+    fn forget(&mut self, key: &K) {
+        self.0.remove(key);
+    }
+
     fn forget_unused(&mut self, generation: u64) {
         self.0.retain(|_, (_, used)| *used == generation);
     }
@@ -311,17 +316,28 @@ impl EncodeCache {
     pub(crate) fn share_frozen(
         &self,
         key: (u128, u64, u64),
-        freeze: impl FnOnce() -> std::io::Result<DiskBody>,
+        freeze: impl FnOnce(Cohort) -> std::io::Result<DiskBody>,
     ) -> std::io::Result<Arc<DiskBody>> {
+        let mut cohort = Cohort::New;
         {
             let mut guard = self.lock();
             let g = &mut *guard;
             if let Some(body) = g.frozen.used(&key, g.generation) {
-                return Ok(body);
+                // A copy in a mostly dead arena is made again, among the
+                // other survivors, so that the arena goes with the
+                // generation before (see `Frozen::is_sparse`).
+                if !body
+                    .frozen_copy()
+                    .is_some_and(tachyon_sys::Frozen::is_sparse)
+                {
+                    return Ok(body);
+                }
+                g.frozen.forget(&key);
+                cohort = Cohort::Survivor;
             }
         }
         // Copy outside this lock: other files freeze in parallel.
-        let body = Arc::new(freeze()?);
+        let body = Arc::new(freeze(cohort)?);
         let mut guard = self.lock();
         let g = &mut *guard;
         Ok(g.frozen.keep(key, body, g.generation))

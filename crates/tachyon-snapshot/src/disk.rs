@@ -278,8 +278,12 @@ impl DiskBody {
     /// on plain HTTP/1.1 without a copy from user space into the socket
     /// (spliced through a pipe), the reason bodies from 16 KiB on are
     /// frozen (see `load::FREEZE_FROM`). A frozen copy holds no descriptor.
-    pub(crate) fn frozen(data: &[u8], modified: u64) -> io::Result<DiskBody> {
-        let copy = tachyon_sys::freeze(data)?;
+    pub(crate) fn frozen(
+        data: &[u8],
+        modified: u64,
+        cohort: tachyon_sys::Cohort,
+    ) -> io::Result<DiskBody> {
+        let copy = tachyon_sys::freeze_in(data, cohort)?;
         FROZEN_LIVE.fetch_add(1, Ordering::Relaxed);
         Ok(DiskBody {
             source: Source::Frozen {

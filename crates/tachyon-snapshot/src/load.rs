@@ -799,7 +799,7 @@ fn freeze_large(raw: Raw, cache: &EncodeCache) -> Raw {
         return raw;
     }
     let key = (raw.hash, raw.len, raw.modified);
-    match cache.share_frozen(key, || DiskBody::frozen(data, raw.modified)) {
+    match cache.share_frozen(key, |cohort| DiskBody::frozen(data, raw.modified, cohort)) {
         Ok(body) => Raw {
             body: Body::Disk(body),
             ..raw

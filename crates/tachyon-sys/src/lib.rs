@@ -135,6 +135,8 @@ struct Arena {
     writers: AtomicUsize,
     /// No more ranges will be reserved in it.
     full: AtomicBool,
+    /// Bytes of the copies in it that are still alive.
+    live: AtomicUsize,
 }
 
 // SAFETY: an `Arena` is a plain address range owned by this value alone (no
@@ -196,6 +198,7 @@ impl Arena {
             len,
             writers: AtomicUsize::new(0),
             full: AtomicBool::new(false),
+            live: AtomicUsize::new(0),
         })
     }
 
@@ -267,23 +270,72 @@ static PACKER: std::sync::Mutex<Packer> = std::sync::Mutex::new(Packer {
     used: 0,
 });
 
+/// The packer for copies of bodies that outlived a reload (see
+/// [`Cohort::Survivor`]).
+static SURVIVORS: std::sync::Mutex<Packer> = std::sync::Mutex::new(Packer {
+    arena: None,
+    used: 0,
+});
+
+/// Which packed arenas a copy joins: bodies are packed with bodies of
+/// their age, as a generational collector tenures survivors, so that a
+/// body that stays across reloads does not keep an arena of bodies that
+/// changed alive (and then, copied again, the next one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cohort {
+    /// A body read by this build.
+    New,
+    /// A body an earlier generation already served, copied again out of a
+    /// sparse arena ([`Frozen::is_sparse`]).
+    Survivor,
+}
+
 /// A body's bytes, copied once into read-only anonymous memory and never
 /// written again (see [`freeze`]); clones share them.
 #[derive(Clone)]
 pub struct Frozen {
+    piece: Arc<Piece>,
+}
+
+/// One copy's range of an arena; counted in the arena's live bytes until
+/// the last [`Frozen`] of it goes.
+struct Piece {
     arena: Arc<Arena>,
     start: usize,
     len: usize,
 }
 
+impl Drop for Piece {
+    fn drop(&mut self) {
+        self.arena.live.fetch_sub(self.len, Ordering::Relaxed);
+    }
+}
+
 impl std::fmt::Debug for Frozen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Frozen({} bytes)", self.len)
+        write!(f, "Frozen({} bytes)", self.piece.len)
+    }
+}
+
+impl Frozen {
+    /// Whether this copy sits in a packed arena that is full and more than
+    /// half dead: an arena lives while any copy in it does, so one body a
+    /// reload keeps (unchanged files share their copy across generations)
+    /// would pin up to 2 MiB of bodies that are gone. A build copies such
+    /// a body afresh among the other survivors ([`Cohort::Survivor`])
+    /// instead of sharing it, and the arena goes with the generation
+    /// before: what reloads leave behind stays under half of each arena,
+    /// plus one generation. (Copied among new bodies instead, a survivor
+    /// only moves the pin to the next arena.)
+    pub fn is_sparse(&self) -> bool {
+        let arena = &self.piece.arena;
+        arena.full.load(Ordering::SeqCst) && arena.live.load(Ordering::Relaxed) * 2 < arena.len
     }
 }
 
 impl AsRef<[u8]> for Frozen {
     fn as_ref(&self) -> &[u8] {
+        let Piece { arena, start, len } = &*self.piece;
         // SAFETY: [start, start + len) is inside the arena's mapping, which
         // lives as long as the `Arc` this value holds; its bytes were
         // written by `fill` on the thread that made this value, before it
@@ -291,7 +343,7 @@ impl AsRef<[u8]> for Frozen {
         // that synchronizes, so the write happens-before its reads), and
         // nothing writes them again, so a shared slice of them is sound
         // for as long as `self` is borrowed.
-        unsafe { std::slice::from_raw_parts(self.arena.base.as_ptr().add(self.start), self.len) }
+        unsafe { std::slice::from_raw_parts(arena.base.as_ptr().add(*start), *len) }
     }
 }
 
@@ -317,14 +369,24 @@ impl AsRef<[u8]> for Frozen {
 /// arena's bytes are written once, before any copy covers them, and a full
 /// arena is made read-only.
 pub fn freeze(data: &[u8]) -> io::Result<Frozen> {
+    freeze_in(data, Cohort::New)
+}
+
+/// [`freeze`], packing a short copy with others of `cohort`.
+pub fn freeze_in(data: &[u8], cohort: Cohort) -> io::Result<Frozen> {
     let (arena, start) = if data.len() >= PACK_BELOW {
         let arena = Arena::map(data.len().next_multiple_of(rustix::param::page_size()))?;
         arena.fill(0, data);
         arena.seal();
+        // Its one copy is all of it: never sparse.
         (Arc::new(arena), 0)
     } else {
         let (arena, start) = {
-            let mut packer = PACKER
+            let packer = match cohort {
+                Cohort::New => &PACKER,
+                Cohort::Survivor => &SURVIVORS,
+            };
+            let mut packer = packer
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             let room = packer.arena.as_ref().map(|a| a.len - packer.used);
@@ -352,10 +414,13 @@ pub fn freeze(data: &[u8]) -> io::Result<Frozen> {
         arena.seal_when_done();
         (arena, start)
     };
+    arena.live.fetch_add(data.len(), Ordering::Relaxed);
     Ok(Frozen {
-        arena,
-        start,
-        len: data.len(),
+        piece: Arc::new(Piece {
+            arena,
+            start,
+            len: data.len(),
+        }),
     })
 }
 
@@ -487,8 +552,13 @@ mod tests {
         (0..len).map(|i| (i as u8).wrapping_mul(7) ^ seed).collect()
     }
 
+    /// Held by the tests that pack copies: they share the process's packer,
+    /// and one test's copies in another's arena would change its counts.
+    static PACKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn frozen_copies_keep_their_bytes_packed_or_alone() {
+        let _packing = PACKING.lock().unwrap_or_else(|e| e.into_inner());
         let small: Vec<Vec<u8>> = (0..40).map(|n| pattern(70_000 + n, n as u8)).collect();
         let copies: Vec<Frozen> = small.iter().map(|d| freeze(d).unwrap()).collect();
         let large = pattern(5 << 20, 9);
@@ -498,14 +568,43 @@ mod tests {
         }
         assert!(alone.as_ref() == large.as_slice());
         // Packed: 40 copies of ~70 KB in 2 MiB arenas, not one each.
+        // (The first may land at the end of an arena an earlier test began.)
         let packed = copies
             .iter()
-            .filter(|c| Arc::ptr_eq(&c.arena, &copies[0].arena));
+            .filter(|c| Arc::ptr_eq(&c.piece.arena, &copies[20].piece.arena));
         assert!(packed.count() >= 20);
-        assert_eq!(alone.arena.base.as_ptr() as usize % HUGE_PAGE, 0);
+        assert_eq!(alone.piece.arena.base.as_ptr() as usize % HUGE_PAGE, 0);
         assert!(arena_bytes() >= (5 << 20) + HUGE_PAGE);
         let empty = freeze(b"").unwrap();
         assert!(empty.as_ref().is_empty());
+    }
+
+    #[test]
+    fn a_copy_left_nearly_alone_in_a_full_arena_is_sparse() {
+        let _packing = PACKING.lock().unwrap_or_else(|e| e.into_inner());
+        let data: Vec<Vec<u8>> = (0..50).map(|n| pattern(100_000, n)).collect();
+        let mut copies: Vec<Frozen> = data.iter().map(|d| freeze(d).unwrap()).collect();
+        // 50 copies of 100 kB do not fit one 2 MiB arena: the first is full.
+        let first = copies[0].clone();
+        let in_first = |c: &Frozen| Arc::ptr_eq(&c.piece.arena, &first.piece.arena);
+        assert!(copies.iter().filter(|c| in_first(c)).count() >= 15);
+        assert!(!first.is_sparse(), "every copy in it is alive");
+        // A clone is the same copy: dropping it changes nothing.
+        drop(first.clone());
+        assert!(!first.is_sparse());
+        // Every other copy in the first arena goes, as a reload that
+        // changed those files drops them.
+        copies.retain(|c| !in_first(c));
+        assert!(first.is_sparse());
+        assert!(first.as_ref() == data[0].as_slice());
+        // A copy alone in its own arena never is.
+        let alone = freeze(&pattern(PACK_BELOW, 3)).unwrap();
+        assert!(!alone.is_sparse());
+        // Copied again as a survivor, it is packed apart from new copies.
+        let survivor = freeze_in(first.as_ref(), Cohort::Survivor).unwrap();
+        let newer = freeze(&data[1]).unwrap();
+        assert!(survivor.as_ref() == data[0].as_slice());
+        assert!(!Arc::ptr_eq(&survivor.piece.arena, &newer.piece.arena));
     }
 
     #[test]

@@ -125,3 +125,65 @@ fn reloading_under_load_loses_no_request() {
     assert!(served.load(Ordering::Relaxed) > 100, "load was applied");
     eventually(&server, "/a.txt", "gen 8");
 }
+
+/// Reloads do not let the bodies they keep pin arenas of bodies that are
+/// gone: an arena lives while any copy in it does, and a file that stops
+/// changing shares its copy with every later generation. Here each of five
+/// reloads leaves ten more files settled; their copies, packed among the
+/// copies of files that changed, would each keep a 2 MiB arena of dead
+/// bodies alive. A kept body alone in a mostly dead arena is copied again
+/// among other survivors, so the arena goes with the old generation.
+#[test]
+fn reloads_do_not_let_kept_bodies_pin_dead_arenas() {
+    use crate::observe::{admin_addr, admin_get, metric};
+    use rustix::process::Signal;
+    let site = TestSite::new();
+    // 100 kB each, twenty to a 2 MiB arena.
+    let body = |n: usize, version: usize| {
+        let mut bytes = format!("file {n} version {version}\n").into_bytes();
+        bytes.resize(100_000, b'.');
+        bytes
+    };
+    for n in 0..100 {
+        site.file(&format!("f{n}.bin"), body(n, 0));
+    }
+    let server = Server::start(
+        &site.root,
+        &["--no-watch", "--threads", "1", "--admin", "127.0.0.1:0"],
+    );
+    let admin = admin_addr(&server);
+    let metrics = || admin_get(admin, "/metrics").1;
+    let version_of = |n: usize, reload: usize| reload.min(n / 10);
+    for reload in 1..=6 {
+        std::thread::sleep(Duration::from_millis(20));
+        // Files from 10 × reload on change; those below have settled.
+        for n in (10 * reload)..100 {
+            site.file(&format!("f{n}.bin"), body(n, reload));
+        }
+        server.signal(Signal::HUP);
+        let reloaded = crate::support::eventually(Duration::from_secs(10), || {
+            server.connect().get("/f99.bin", "").body == body(99, reload)
+        });
+        assert!(reloaded, "reload {reload} not served");
+        // The generation before is gone once only this one's 100 bodies
+        // are alive: the next reload then sees which arenas are sparse.
+        let alone = crate::support::eventually(Duration::from_secs(10), || {
+            server.connect().get("/f0.bin", "");
+            metric(&metrics(), "tachyon_frozen_bodies") == 100.0
+        });
+        assert!(alone, "the generation before reload {reload} lives on");
+    }
+    // 10 MB of bodies: five arenas packed full, a few more partly (the
+    // packers' current ones, the survivors'). Without the copy they grew
+    // by one or two a reload (13 after the sixth).
+    let arenas = metric(&metrics(), "tachyon_frozen_arena_bytes") / f64::from(2u32 << 20);
+    assert!(
+        arenas <= 8.0,
+        "{arenas} arenas of 2 MiB for 10 MB of bodies"
+    );
+    let mut c = server.connect();
+    for n in 0..100 {
+        let got = c.get(&format!("/f{n}.bin"), "").body;
+        assert!(got == body(n, version_of(n, 6)), "f{n}.bin");
+    }
+}
