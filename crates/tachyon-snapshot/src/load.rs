@@ -241,8 +241,9 @@ struct Found {
 struct Raw {
     body: Body,
     len: u64,
-    /// xxh3-128 of the bytes: the ETag shows 64 bits of it, the encoding
-    /// cache is keyed by all 128.
+    /// xxh3-128 of the bytes (of the stamp's size and modification time
+    /// for a disk-served body, which is not read: `Stamp::digest`): the
+    /// ETag shows 64 bits of it, the encoding cache is keyed by all 128.
     hash: u128,
     modified: u64,
 }
