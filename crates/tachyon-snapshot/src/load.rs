@@ -37,8 +37,8 @@ use crate::Snapshot;
 pub struct LoadOptions {
     /// Total bytes of bodies held in memory; files beyond it are served from disk.
     pub max_memory: u64,
-    /// Files larger than this are always served from disk with sendfile,
-    /// where the kernel copies page-cache pages instead of our heap.
+    /// Files larger than this are always served from disk (read from the
+    /// page cache at each send, or sent with sendfile under `sendfile`).
     pub max_file_in_memory: u64,
     /// Index file names tried in order for `/dir/`.
     pub index_files: Vec<String>,
