@@ -95,18 +95,25 @@ pub fn encode(coding: Coding, data: &[u8]) -> Option<Vec<u8>> {
 /// `data` encoded with `coding`, or `None` when that does not save at least
 /// a tenth of the bytes (then the identity is as good on the wire).
 pub fn encode_with(coding: Coding, data: &[u8], effort: Effort) -> Option<Vec<u8>> {
-    let dense = effort == Effort::Dense && data.len() <= DENSE_MAX;
-    let quick = effort == Effort::Quick;
+    // The tier, then each coding's level for it.
+    enum Tier {
+        Quick,
+        Faster,
+        Densest,
+    }
+    let tier = match effort {
+        Effort::Quick => Tier::Quick,
+        Effort::Dense if data.len() <= DENSE_MAX => Tier::Densest,
+        Effort::Dense => Tier::Faster,
+    };
     let out = match coding {
         Coding::Br => {
             let mut out = Vec::with_capacity(data.len() / 3);
             let params = brotli::enc::BrotliEncoderParams {
-                quality: if quick {
-                    5
-                } else if dense {
-                    11
-                } else {
-                    9
+                quality: match tier {
+                    Tier::Quick => 5,
+                    Tier::Faster => 9,
+                    Tier::Densest => 11,
                 },
                 lgwin: 22,
                 size_hint: data.len(),
@@ -116,20 +123,17 @@ pub fn encode_with(coding: Coding, data: &[u8], effort: Effort) -> Option<Vec<u8
             out
         }
         Coding::Zstd => {
-            let level = if quick {
-                3
-            } else if dense {
-                19
-            } else {
-                9
+            let level = match tier {
+                Tier::Quick => 3,
+                Tier::Faster => 9,
+                Tier::Densest => 19,
             };
             zstd::bulk::compress(data, level).ok()?
         }
         Coding::Gzip => {
-            let level = if quick {
-                flate2::Compression::default()
-            } else {
-                flate2::Compression::best()
+            let level = match tier {
+                Tier::Quick => flate2::Compression::default(),
+                Tier::Faster | Tier::Densest => flate2::Compression::best(),
             };
             let mut encoder =
                 flate2::write::GzEncoder::new(Vec::with_capacity(data.len() / 3), level);

@@ -353,14 +353,26 @@ impl DiskBody {
     }
 
     /// True while the file is still the one loaded: one fstat of a kept
-    /// file, an open of a reopened one. A mismatch is remembered for the
+    /// file, one stat of a reopened one's path (the send opens it, beneath
+    /// the root, and checks again). A mismatch is remembered for the
     /// reloader.
     pub fn unchanged(&self) -> bool {
-        match &self.source {
-            Source::Kept(file) => self.still_loaded(file),
-            Source::Reopened(_) => self.open().is_ok(),
-            Source::Frozen { .. } => true,
+        let same = match &self.source {
+            Source::Kept(file) => return self.still_loaded(file),
+            Source::Reopened(place) => {
+                let now = if place.beneath {
+                    rustix::fs::statat(&*place.root, &place.path, rustix::fs::AtFlags::empty())
+                } else {
+                    rustix::fs::stat(&place.path)
+                };
+                now.is_ok_and(|s| self.stamp.same_content(&Stamp::of(&s)))
+            }
+            Source::Frozen { .. } => return true,
+        };
+        if !same {
+            self.changed.store(true, Ordering::Relaxed);
         }
+        same
     }
 
     /// True while `file` (from [`DiskBody::open`]) still holds the loaded

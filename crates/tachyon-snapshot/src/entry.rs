@@ -35,9 +35,10 @@ pub enum Entry {
 pub enum Body {
     /// Read (or compressed) at load time; served from memory.
     Memory(Bytes),
-    /// Beyond the memory budget: a file kept open at load time, served with
-    /// sendfile. Shared by a precompressed sibling's own entry and the
-    /// encoding it provides, so the file is opened once. A send checks it
+    /// Beyond the memory budget: a file on disk, kept open at load time
+    /// (or, past the descriptors kept open, opened for each response).
+    /// Shared by a precompressed sibling's own entry and the encoding it
+    /// provides, so the file is loaded once. A send checks it
     /// against its load-time stamp (see [`DiskBody::unchanged`]). Also a
     /// large body in memory, as a frozen copy ([`DiskBody::frozen_copy`]), which
     /// is sent without a copy the same way and never changes.
