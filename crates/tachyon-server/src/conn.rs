@@ -59,9 +59,9 @@ const TURN_BUDGET: u64 = 1024 * 1024;
 /// cost 16.4 (fewer writes, fewer wake-ups of the reader); 1 MiB no less.
 const H2_BATCH: u64 = 256 * 1024;
 
-/// Output left to send from which a connection asks for a worker's slot
-/// with the raised unsent-bytes bound (`sys::BOOSTED_LOWAT`): below it,
-/// the wake-ups the bound saves are few.
+/// Output left to send from which a connection asks for the raised
+/// unsent-bytes bound (`sys::BOOSTED_LOWAT`, paid from the worker's
+/// `sys::RAISED_BUDGET`): below it, the wake-ups the bound saves are few.
 const BOOST_FROM: u64 = 1024 * 1024;
 /// And what its client must have taken of it (of the current response over
 /// HTTP/1.1, of the connection's output over HTTP/2) to show it reads. Not
@@ -142,9 +142,10 @@ pub struct Conn {
     lingered: u64,
     /// On the worker's list of connections to resume without an event.
     pub resuming: bool,
-    /// Holds one of the worker's slots for a raised unsent-bytes bound
-    /// (`sys::BOOSTED_LOWAT`) while a large body waits for this client.
-    boosted: bool,
+    /// The raised unsent-bytes bound this connection holds of the worker's
+    /// `sys::RAISED_BUDGET` while a large body waits for its client (0:
+    /// the common bound).
+    boosted: u32,
     /// Bytes the client has taken of the output queued for it (the current
     /// response's, over HTTP/1.1; all of it, over HTTP/2): the proof that
     /// it reads, for the raised bound.
@@ -214,8 +215,9 @@ pub struct Ctx<'a> {
     pub close_quiet: bool,
     /// Bytes held by this worker's connections in blocked output.
     pub queued_output: &'a mut usize,
-    /// This worker's connections holding the raised unsent-bytes bound.
-    pub boosted: &'a mut u32,
+    /// Bytes of `sys::RAISED_BUDGET` held by this worker's connections'
+    /// raised unsent-bytes bounds.
+    pub boosted: &'a mut u64,
     /// The connections this worker holds.
     pub conns: usize,
     pub https: &'a Https,
@@ -253,7 +255,7 @@ impl<'a> Ctx<'a> {
     /// Returns what a closed connection had charged to the worker.
     pub fn release(&mut self, conn: &Conn) {
         *self.queued_output -= conn.charged;
-        *self.boosted -= u32::from(conn.boosted);
+        *self.boosted -= u64::from(conn.boosted);
     }
 }
 
@@ -308,7 +310,7 @@ impl Conn {
             linger: false,
             lingered: 0,
             resuming: false,
-            boosted: false,
+            boosted: 0,
             taken: 0,
             session,
             h2: None,
@@ -338,7 +340,7 @@ impl Conn {
             && self.input.is_empty()
             && self.discard == 0
             && !self.resuming
-            && !self.boosted
+            && self.boosted == 0
             && !self.hung_up
             && self.session.as_ref().is_none_or(|s| !s.is_handshaking())
             && self.h2.as_ref().is_none_or(|h| !h.is_stalled())
@@ -483,7 +485,7 @@ impl Conn {
         }
         if self.pending.is_none() {
             // The client speaks again, so it has read the large body whose
-            // slot this connection kept (see `release_pending`).
+            // raised bound this connection kept (see `release_pending`).
             self.unboost(cx);
         }
         let mut pos = 0;
@@ -775,14 +777,19 @@ impl Conn {
     /// After a flush that left output waiting: a client that has taken at
     /// least [`BOOST_PROOF`], with at least [`BOOST_FROM`] still to come
     /// (queued output, and over HTTP/2 the bodies not yet framed), gets the
-    /// raised unsent-bytes bound while the worker has a slot for it. A
+    /// raised unsent-bytes bound while the worker's budget has room. A
     /// client that reads nothing never takes the proof, so it stays at the
     /// common bound.
     fn boost(&mut self, cx: &mut Turn<'_, '_>) {
+        let bound = if self.h2.is_some() {
+            crate::sys::BOOSTED_LOWAT_H2
+        } else {
+            crate::sys::BOOSTED_LOWAT
+        };
         // Cheapest first: the sum walks the pending parts.
-        if self.boosted
+        if self.boosted != 0
             || self.taken < BOOST_PROOF
-            || *cx.boosted >= crate::sys::BOOST_SLOTS
+            || *cx.boosted + u64::from(bound) > crate::sys::RAISED_BUDGET
             || (self.h2.is_some() && cx.conns > BOOST_H2_CONNS)
         {
             return;
@@ -791,19 +798,20 @@ impl Conn {
         if unframed + self.pending.as_ref().map_or(0, |p| p.pending_bytes()) < BOOST_FROM {
             return;
         }
-        self.boosted = crate::sys::set_unsent_bound(&self.fd, crate::sys::BOOSTED_LOWAT);
-        if self.boosted {
-            *cx.boosted += 1;
+        if crate::sys::set_unsent_bound(&self.fd, bound) {
+            self.boosted = bound;
+            *cx.boosted += u64::from(bound);
             cx.observer.raised();
         }
     }
 
-    /// Gives the raised bound's slot back once nothing large is on its way.
+    /// Gives the raised bound back to the worker's budget once nothing
+    /// large is on its way.
     fn unboost(&mut self, cx: &mut Turn<'_, '_>) {
-        if self.boosted {
+        if self.boosted != 0 {
             crate::sys::set_unsent_bound(&self.fd, crate::sys::NOTSENT_LOWAT);
-            self.boosted = false;
-            *cx.boosted -= 1;
+            *cx.boosted -= u64::from(self.boosted);
+            self.boosted = 0;
         }
     }
 
@@ -811,13 +819,13 @@ impl Conn {
         *cx.queued_output -= self.charged;
         self.charged = 0;
         self.pending = None;
-        // The slot is for a body in flight. An HTTP/1.1 one has been
-        // handed to the kernel, but up to the raised bound of it may still
-        // wait unsent in the socket: the slot is kept until the client's
-        // next request (`serve_input`) or the close, so that the slots
-        // bound how many sockets hold that much (given back here, a crowd
-        // that stops reading near the end of a body held 132 raised queues
-        // on 2 workers of 64 slots). An HTTP/2 connection keeps it until it
+        // The raised bound is for a body in flight. An HTTP/1.1 one has
+        // been handed to the kernel, but up to the raised bound of it may
+        // still wait unsent in the socket: the bound is kept until the
+        // client's next request (`serve_input`) or the close, so that the
+        // budget bounds how many sockets hold that much (given back here,
+        // a crowd that stops reading near the end of a body held 132
+        // raised queues on 2 workers of 64 slots). An HTTP/2 connection keeps it until it
         // closes: its client sends the next requests as the last DATA
         // arrives, and a bound lowered between bursts cost all of the gain
         // (64 KiB x 100 streams over h2c, h2load -c1: 7.4-8.4 us of server

@@ -220,23 +220,31 @@ fn socket(addr: SocketAddr) -> rustix::io::Result<OwnedFd> {
 /// Most unsent bytes a connection's socket may hold.
 pub const NOTSENT_LOWAT: u32 = 128 * 1024;
 
-/// The same bound for a connection sending a large body, while the worker
-/// has a [`BOOST_SLOTS`] slot for it (an HTTP/2 connection keeps its slot
-/// until it closes: see `Conn::release_pending`). Each wake-up of a writer moves about
-/// the low-water mark, so a 10 MiB body at 128 KiB costs 80 of them, most
-/// of which push a little data through the loopback path in the server's
-/// own context. Measured here, 10 MiB at wrk -t1 -c8, three rounds side by
-/// side: 1 MiB took server CPU per response from 3.9–4.1 ms to 2.8 ms, raw
-/// req/s unchanged; 2 MiB no better, 4 MiB slower raw (the client then
-/// pays for pushing the queue).
-pub const BOOSTED_LOWAT: u32 = 1024 * 1024;
+/// The same bound for an HTTP/1.1 connection sending a large body, while
+/// the worker's [`RAISED_BUDGET`] has room for it. Each wake-up of a writer
+/// moves about half the bound, and what the socket holds unsent is then
+/// transmitted as the client's acknowledgements arrive, in the client's
+/// context, instead of in the server's. 4 MiB is the send buffer's largest
+/// autotuned size (`tcp_wmem`) here, what nginx's sendfile fills. Measured
+/// 2026-11-26 side by side with 1 MiB (splice from huge-page arenas,
+/// loopback on cubic), server CPU per 10 MiB response: wrk -t1 -c8, 3
+/// rounds, 403 against 523 µs and 603 against 568 req/s; ab -c10 with one
+/// request a connection, 5 rounds, 340 against 420 µs and 599 against 569
+/// req/s; ab -k 420 against 520 µs. (Before the splice path, 4 MiB had
+/// cost raw req/s: 2 MiB was no better than 1 MiB, 4 MiB slower.)
+pub const BOOSTED_LOWAT: u32 = 4 * 1024 * 1024;
 
-/// Connections per worker that may hold the boosted bound at once: what a
-/// flood of slow readers of large files can pin in kernel memory beyond
-/// the 128 KiB each is bounded to, 64 × 896 KiB = 56 MiB per worker, well
-/// inside `tcp_mem` (2.2 GiB here), where unbounded send buffers let 1,500
-/// slow readers exhaust it.
-pub const BOOST_SLOTS: u32 = 64;
+/// The raised bound for an HTTP/2 connection (see `conn::BOOST_H2_CONNS`
+/// for when it gets one): measured at 1 MiB against the common bound, over
+/// h2c and TLS; not measured deeper.
+pub const BOOSTED_LOWAT_H2: u32 = 1024 * 1024;
+
+/// Unsent bytes a worker's connections may hold beyond the common bound
+/// each, in raised bounds: what a flood of slow readers of large files can
+/// pin in kernel memory, 16 HTTP/1.1 connections (or 64 HTTP/2 ones) a
+/// worker, 64 MiB, well inside `tcp_mem` (2.2 GiB here), where unbounded
+/// send buffers let 1,500 slow readers exhaust it.
+pub const RAISED_BUDGET: u64 = 64 * 1024 * 1024;
 
 /// Sets a connection's unsent-bytes bound (best effort: a socket that
 /// refuses keeps the bound it has, which is only slower or tighter).

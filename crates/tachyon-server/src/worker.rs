@@ -234,8 +234,8 @@ struct Worker<'a> {
     paused: Option<AcceptPause>,
     /// Bytes this worker's connections hold in blocked output.
     queued_output: usize,
-    /// This worker's connections holding the raised unsent-bytes bound.
-    boosted: u32,
+    /// Bytes of `sys::RAISED_BUDGET` held by this worker's connections.
+    boosted: u64,
     /// Draining since a shutdown was asked; exit at this second at the latest.
     drain_deadline: Option<u32>,
     /// While draining, a connection with nothing in flight is closed only
