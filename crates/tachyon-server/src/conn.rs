@@ -825,12 +825,12 @@ impl Conn {
         // client's next request (`serve_input`) or the close, so that the
         // budget bounds how many sockets hold that much (given back here,
         // a crowd that stops reading near the end of a body held 132
-        // raised queues on 2 workers of 64 slots). An HTTP/2 connection keeps it until it
-        // closes: its client sends the next requests as the last DATA
-        // arrives, and a bound lowered between bursts cost all of the gain
-        // (64 KiB x 100 streams over h2c, h2load -c1: 7.4-8.4 us of server
-        // CPU per response kept, 14-17 us released whenever the streams
-        // ran out, as without it).
+        // raised queues on 2 workers allowed 64 each). An HTTP/2
+        // connection keeps it until it closes: its client sends the next
+        // requests as the last DATA arrives, and a bound lowered between
+        // bursts cost all of the gain (64 KiB x 100 streams over h2c,
+        // h2load -c1: 7.4-8.4 us of server CPU per response kept, 14-17 us
+        // released whenever the streams ran out, as without it).
         if self.h2.is_none() {
             self.taken = 0;
         }

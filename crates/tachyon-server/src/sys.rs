@@ -230,8 +230,11 @@ pub const NOTSENT_LOWAT: u32 = 128 * 1024;
 /// loopback on cubic), server CPU per 10 MiB response: wrk -t1 -c8, 3
 /// rounds, 403 against 523 µs and 603 against 568 req/s; ab -c10 with one
 /// request a connection, 5 rounds, 340 against 420 µs and 599 against 569
-/// req/s; ab -k 420 against 520 µs. (Before the splice path, 4 MiB had
-/// cost raw req/s: 2 MiB was no better than 1 MiB, 4 MiB slower.)
+/// req/s; ab -k 420 against 520 µs. tachyon-bench, 5 rounds with the
+/// peers: 10 MiB by ab -c10 without keep-alive 1.25× nginx's requests per
+/// server CPU-second, was 1.00× (bench/results/deep-bound-2026-11-26).
+/// (Before the splice path, 4 MiB had cost raw req/s: 2 MiB was no better
+/// than 1 MiB, 4 MiB slower.)
 pub const BOOSTED_LOWAT: u32 = 4 * 1024 * 1024;
 
 /// The raised bound for an HTTP/2 connection (see `conn::BOOST_H2_CONNS`
@@ -239,11 +242,11 @@ pub const BOOSTED_LOWAT: u32 = 4 * 1024 * 1024;
 /// h2c and TLS; not measured deeper.
 pub const BOOSTED_LOWAT_H2: u32 = 1024 * 1024;
 
-/// Unsent bytes a worker's connections may hold beyond the common bound
-/// each, in raised bounds: what a flood of slow readers of large files can
-/// pin in kernel memory, 16 HTTP/1.1 connections (or 64 HTTP/2 ones) a
-/// worker, 64 MiB, well inside `tcp_mem` (2.2 GiB here), where unbounded
-/// send buffers let 1,500 slow readers exhaust it.
+/// The sum of the raised bounds a worker's connections may hold at once,
+/// each counted whole: what a flood of slow readers of large files can pin
+/// in kernel memory beyond the common bound, 16 HTTP/1.1 connections (or
+/// 64 HTTP/2 ones) a worker, 64 MiB, well inside `tcp_mem` (2.2 GiB here),
+/// where unbounded send buffers let 1,500 slow readers exhaust it.
 pub const RAISED_BUDGET: u64 = 64 * 1024 * 1024;
 
 /// Sets a connection's unsent-bytes bound (best effort: a socket that
