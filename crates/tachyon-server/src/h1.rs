@@ -6,6 +6,7 @@
 //! stream, the body left out for HEAD. Does not decide the reply
 //! ([`crate::reply`]) nor connection state ([`crate::conn`]).
 
+use std::fs::File;
 use std::sync::Arc;
 
 use tachyon_http::h1::{self, Head};
@@ -16,7 +17,7 @@ use tachyon_http::{RequestHead, Status};
 use tachyon_snapshot::{Body, Representation, Snapshot};
 
 use crate::outbox::Outbox;
-use crate::reply::{decide, to_https, Reply, Scratch, Summary};
+use crate::reply::{decide, open_for_sending, to_https, Reply, Scratch, Summary};
 
 /// Bodies up to this size are copied next to their head so the response
 /// leaves in one `send`; larger ones go out as their own part (writev of
@@ -58,8 +59,9 @@ pub fn respond(
     } else {
         exchange
     };
+    let (reply, opened) = open_for_sending(reply, exchange.head_only);
     let summary = reply.summary(exchange.head_only);
-    write(reply, &exchange, out);
+    write(reply, &exchange, opened.as_ref(), out);
     let outcome = match exchange.persistence {
         Persistence::Close => Outcome::Close,
         Persistence::KeepAlive | Persistence::KeepAliveEcho => Outcome::Continue,
@@ -67,12 +69,21 @@ pub fn respond(
     (outcome, summary)
 }
 
-/// Writes `reply` as HTTP/1.1.
-pub fn write(reply: Reply<'_>, exchange: &Exchange<'_>, out: &mut Outbox) {
+/// Writes `reply` as HTTP/1.1; `opened` is its body's file when the
+/// file is opened per response (see [`open_for_sending`]).
+pub fn write(
+    reply: Reply<'_>,
+    exchange: &Exchange<'_>,
+    opened: Option<&Arc<File>>,
+    out: &mut Outbox,
+) {
+    let push = |file: &Arc<Representation>, range: std::ops::Range<u64>, out: &mut Outbox| {
+        body(file, range, exchange, opened, out)
+    };
     match reply {
         Reply::Whole(file) => {
             Head::prepared(out.buf(), file.h1.ok_head()).finish(exchange);
-            body(file, 0..file.len, exchange, out);
+            push(file, 0..file.len, out);
         }
         Reply::NotModified(file) => {
             let mut head = Head::start(out.buf(), Status::NotModified);
@@ -86,9 +97,9 @@ pub fn write(reply: Reply<'_>, exchange: &Exchange<'_>, out: &mut Outbox) {
                 .content_range(range, file.len)
                 .content_length(range.len());
             head.finish(exchange);
-            body(file, range.start..range.end, exchange, out);
+            push(file, range.start..range.end, out);
         }
-        Reply::Slices(file, ranges) => multipart(file, ranges.as_slice(), exchange, out),
+        Reply::Slices(file, ranges) => multipart(file, ranges.as_slice(), exchange, opened, out),
         Reply::Unsatisfiable(len) => {
             let mut head = Head::start(out.buf(), Status::RangeNotSatisfiable);
             head.unsatisfied_range(len).content_length(0);
@@ -121,7 +132,7 @@ pub fn write(reply: Reply<'_>, exchange: &Exchange<'_>, out: &mut Outbox) {
                 .block(page.h1.content())
                 .content_length(page.len);
             head.finish(exchange);
-            body(page, 0..page.len, exchange, out);
+            push(page, 0..page.len, out);
         }
         Reply::Options => h1::options(out.buf(), exchange),
         Reply::Error(status) => h1::error(out.buf(), status, exchange),
@@ -135,6 +146,7 @@ fn multipart(
     file: &Arc<Representation>,
     ranges: &[ByteRange],
     exchange: &Exchange<'_>,
+    opened: Option<&Arc<File>>,
     out: &mut Outbox,
 ) {
     let framing = Multipart {
@@ -152,7 +164,7 @@ fn multipart(
     }
     for r in ranges {
         framing.part_head(out.buf(), *r);
-        body(file, r.start..r.end, exchange, out);
+        body(file, r.start..r.end, exchange, opened, out);
     }
     framing.closing(out.buf());
 }
@@ -163,6 +175,7 @@ fn body(
     file: &Arc<Representation>,
     range: std::ops::Range<u64>,
     exchange: &Exchange<'_>,
+    opened: Option<&Arc<File>>,
     out: &mut Outbox,
 ) {
     if exchange.head_only {
@@ -175,6 +188,6 @@ fn body(
             out.buf()
                 .extend_from_slice(&bytes[range.start as usize..range.end as usize]);
         }
-        _ => out.push_body(file, range),
+        _ => out.push_body(file, range, opened),
     }
 }

@@ -17,6 +17,7 @@
 //! shared with the snapshot, not copies of them.
 
 use std::collections::VecDeque;
+use std::fs::File;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -33,7 +34,7 @@ use tachyon_snapshot::Representation;
 use crate::access::Client;
 use crate::conn::Ctx;
 use crate::outbox::Outbox;
-use crate::reply::{decide, to_https, Reply, Summary};
+use crate::reply::{decide, open_for_sending, to_https, Reply, Summary};
 
 /// Memory body slices up to this size are copied next to their frame
 /// header; larger ones go out as their own iovec.
@@ -75,10 +76,12 @@ struct Outgoing {
 }
 
 enum Chunk {
-    /// A range of a representation, in memory or on disk.
+    /// A range of a representation, in memory or on disk; `opened` is its
+    /// file when opened for this response (`reply::open_for_sending`).
     Body {
         file: Arc<Representation>,
         range: Range<u64>,
+        opened: Option<Arc<File>>,
     },
     /// Bytes made for this response (an error page, multipart framing).
     Made(Bytes),
@@ -229,9 +232,10 @@ impl H2 {
             (None, false, Some(port)) => to_https(&head, port),
             (None, _, _) => decide(&head, cx.generation.pick(head.host), cx.scratch),
         };
+        let (reply, opened) = open_for_sending(reply, exchange.head_only);
         let summary: Summary = reply.summary(exchange.head_only);
         self.block.clear();
-        let body = write(reply, &exchange, &mut self.block);
+        let body = write(reply, &exchange, opened, &mut self.block);
         cx.observer.request(&head, &summary, client, started);
         let left: u64 = body.iter().map(Chunk::len).sum();
         let urgency = fields.urgency();
@@ -371,7 +375,11 @@ fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) {
         };
         let n = len.min(chunk.len());
         match chunk {
-            Chunk::Body { file, range } => {
+            Chunk::Body {
+                file,
+                range,
+                opened,
+            } => {
                 let part = range.start..range.start + n;
                 let (start, end) = (part.start as usize, part.end as usize);
                 match file.memory() {
@@ -384,7 +392,7 @@ fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) {
                     // (64 KiB over h2c, h2load -m10: 16 µs of server CPU per
                     // response with sendfile, 10-13 from memory).
                     Some(bytes) => out.push_bytes(bytes.slice(start..end)),
-                    None => out.push_body(file, part),
+                    None => out.push_body(file, part, opened.as_ref()),
                 }
                 range.start += n;
             }
@@ -400,13 +408,19 @@ fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) {
 }
 
 /// Encodes `reply`'s header block into `block` and returns its body.
-fn write(reply: Reply<'_>, exchange: &Exchange<'_>, block: &mut Vec<u8>) -> VecDeque<Chunk> {
+fn write(
+    reply: Reply<'_>,
+    exchange: &Exchange<'_>,
+    opened: Option<Arc<File>>,
+    block: &mut Vec<u8>,
+) -> VecDeque<Chunk> {
     let mut body = VecDeque::new();
     let whole = |file: &Arc<Representation>, range: Range<u64>, body: &mut VecDeque<Chunk>| {
         if !exchange.head_only && range.end > range.start {
             body.push_back(Chunk::Body {
                 file: Arc::clone(file),
                 range,
+                opened: opened.clone(),
             });
         }
     };
@@ -430,7 +444,14 @@ fn write(reply: Reply<'_>, exchange: &Exchange<'_>, block: &mut Vec<u8>) -> VecD
             whole(file, range.start..range.end, &mut body);
         }
         Reply::Slices(file, ranges) => {
-            multipart(file, ranges.as_slice(), exchange, block, &mut body);
+            multipart(
+                file,
+                ranges.as_slice(),
+                exchange,
+                opened.as_ref(),
+                block,
+                &mut body,
+            );
         }
         Reply::Unsatisfiable(len) => {
             let mut b = Block::start(block, Status::RangeNotSatisfiable);
@@ -489,6 +510,7 @@ fn multipart(
     file: &Arc<Representation>,
     ranges: &[ByteRange],
     exchange: &Exchange<'_>,
+    opened: Option<&Arc<File>>,
     block: &mut Vec<u8>,
     body: &mut VecDeque<Chunk>,
 ) {
@@ -512,6 +534,7 @@ fn multipart(
         body.push_back(Chunk::Body {
             file: Arc::clone(file),
             range: r.start..r.end,
+            opened: opened.cloned(),
         });
     }
     let mut closing = Vec::new();

@@ -160,8 +160,15 @@ impl Outbox {
         self.buf.capacity() + self.parts.capacity() * std::mem::size_of::<Part>()
     }
 
-    /// Appends `range` of `body` as a part after what was written so far.
-    pub fn push_body(&mut self, body: &Arc<Representation>, range: Range<u64>) {
+    /// Appends `range` of `body` as a part after what was written so far;
+    /// `opened` is its file when already opened for this response (else a
+    /// disk body's file is opened when its part is reached).
+    pub fn push_body(
+        &mut self,
+        body: &Arc<Representation>,
+        range: Range<u64>,
+        opened: Option<&Arc<File>>,
+    ) {
         if range.is_empty() {
             return;
         }
@@ -174,7 +181,7 @@ impl Outbox {
                 body: Arc::clone(body),
                 offset: range.start,
                 end: range.end,
-                file: None,
+                file: opened.cloned(),
             }),
         }
     }
@@ -517,7 +524,7 @@ mod tests {
     fn unsent_output_moves_out_and_leaves_the_outbox_clean() {
         let mut out = Outbox::default();
         out.buf().extend_from_slice(b"HEAD1");
-        out.push_body(&memory(b"body-one"), 0..8);
+        out.push_body(&memory(b"body-one"), 0..8, None);
         out.buf().extend_from_slice(b"HEAD2");
         out.advance(3);
         let rest = out.take_unsent();
@@ -538,7 +545,7 @@ mod tests {
         // More parts than one writev takes: the budget stops the flush
         // after the first.
         for _ in 0..40 {
-            out.push_body(&body, 0..100);
+            out.push_body(&body, 0..100, None);
         }
         let first = out.flush(&mut wire, 1, &mut Carriers::default()).unwrap();
         assert_eq!((first.state, first.sent), (Flushed::Paused, 3200));

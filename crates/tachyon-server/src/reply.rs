@@ -5,10 +5,12 @@
 //! Owns the order of decisions for a static resource: method, target, lookup,
 //! preconditions (RFC 9110 §13.2.2), then range (§14). Does not own framing
 //! errors (those are decided by the parser and mapped in `tachyon_http::error`)
-//! nor connection state. No sockets, no clocks, no allocation; the one system
-//! call is an fstat of a disk-served file, so that a reply never announces a
-//! length and ETag the file no longer has.
+//! nor connection state. No sockets, no clocks, no allocation; the system
+//! calls are a stat of a disk-served file, so that a reply never announces a
+//! length and ETag the file no longer has, and the open of a file opened per
+//! response ([`open_for_sending`]).
 
+use std::fs::File;
 use std::sync::Arc;
 
 use tachyon_http::conditional::{self, Precondition, Validators};
@@ -107,6 +109,27 @@ impl Reply<'_> {
             body: if head_only { 0 } else { body },
             coding,
         }
+    }
+}
+
+/// Opens the file a reply's body is read from, when it is one opened per
+/// response (a disk-served file past the descriptors kept open), before
+/// any byte of the head is written: a file that no longer holds the loaded
+/// bytes, or no descriptor to open it with (`EMFILE` under load), is then a
+/// 503 with `Retry-After`, where an open at send time could only end the
+/// connection after a 200 head. Other bodies, and a HEAD's, need nothing.
+pub fn open_for_sending(reply: Reply<'_>, head_only: bool) -> (Reply<'_>, Option<Arc<File>>) {
+    let file = match &reply {
+        Reply::Whole(file) | Reply::Slice(file, _) | Reply::Slices(file, _) => file,
+        Reply::NotFoundPage(page) => page,
+        _ => return (reply, None),
+    };
+    match &file.body {
+        Body::Disk(disk) if disk.opens_per_response() && !head_only => match disk.open() {
+            Ok(opened) => (reply, Some(opened)),
+            Err(_) => (Reply::Error(Status::ServiceUnavailable), None),
+        },
+        _ => (reply, None),
     }
 }
 

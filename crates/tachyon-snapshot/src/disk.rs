@@ -320,6 +320,11 @@ impl DiskBody {
         matches!(self.source, Source::Kept(_))
     }
 
+    /// Whether each response opens the file again (see [`DiskBody::open`]).
+    pub fn opens_per_response(&self) -> bool {
+        matches!(self.source, Source::Reopened(_))
+    }
+
     /// The file to send one response from: the one kept open, or the path
     /// opened now, if it still holds the loaded file. A file that is no
     /// longer the loaded one is remembered for the reloader. A frozen copy
