@@ -637,6 +637,11 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
         column("extrapolated req/s", move |server, _| {
             fmt_stat(cell.metric(server, |r| r.extrapolated_rps()), human)
         }),
+        column("client CPU", move |server, _| {
+            fmt_stat(cell.metric(server, |r| r.client_core_share()), |v| {
+                format!("{:.0}%", v * 100.0)
+            })
+        }),
         latency("p50 ms", |r| r.client.latency_p50_ms),
         latency("p99 ms", |r| r.client.latency_p99_ms),
     ]);
@@ -716,7 +721,7 @@ fn markdown(results: &Results, sections: &[Section]) -> String {
     for line in machine_lines(results) {
         let _ = writeln!(md, "- {line}");
     }
-    md.push_str("\nMedians over ok rounds, (min–max) when rounds differ. Servers interleaved cell by cell. × columns compare requests per server CPU-second.\n");
+    md.push_str("\nMedians over ok rounds, (min–max) when rounds differ. Servers interleaved cell by cell. × columns compare requests per server CPU-second. Client CPU is the load client's, in % of one core: near 100% for a single-threaded client (ab, wrk -t1), req/s is the client's limit, and the servers' raw rates rank the client, not them.\n");
     for s in sections {
         let _ = write!(md, "\n## {}\n\n{}\n", s.title, s.intro);
         for (name, _) in &s.charts {
@@ -759,7 +764,7 @@ fn html(results: &Results, sections: &[Section]) -> String {
     for line in machine_lines(results) {
         let _ = write!(h, "<li>{}</li>", esc(&line).replace('`', ""));
     }
-    h.push_str("</ul><p>Medians over ok rounds, (min–max) when rounds differ. × columns compare requests per server CPU-second.</p>");
+    h.push_str("</ul><p>Medians over ok rounds, (min–max) when rounds differ. × columns compare requests per server CPU-second. Client CPU is the load client's, in % of one core: near 100% for a single-threaded client (ab, wrk -t1), req/s is the client's limit, and the servers' raw rates rank the client, not them.</p>");
     for s in sections {
         let _ = write!(
             h,

@@ -109,6 +109,13 @@ impl Row {
         (cpu > 0.0).then(|| self.client.bytes_read as f64 / cpu)
     }
 
+    /// The load client's CPU over the run, as a share of one core: near
+    /// 1.0 for a single-threaded client (ab, wrk -t1), the raw rate is the
+    /// client's limit, not the server's.
+    pub fn client_core_share(&self) -> Option<f64> {
+        (self.client.duration_s > 0.0).then(|| self.client_cpu_s / self.client.duration_s)
+    }
+
     /// Spare Cores' extrapolated RPS: rps × (S+C)/S.
     pub fn extrapolated_rps(&self) -> Option<f64> {
         extrapolate(self.client.rps, self.server_cpu_s(), self.client_cpu_s)
@@ -152,14 +159,22 @@ mod tests {
             client: ClientReport {
                 requests: 1000,
                 bytes_read: 4000,
+                duration_s: 2.0,
                 ..ClientReport::default()
             },
             server_usr_s: 0.25,
             server_sys_s: 0.25,
+            client_cpu_s: 1.5,
             ..Row::default()
         };
         assert_eq!(row.req_per_server_cpu_s(), Some(2000.0));
         assert_eq!(row.bytes_per_server_cpu_s(), Some(8000.0));
+        assert_eq!(row.client_core_share(), Some(0.75));
+        let unparsed = Row {
+            client_cpu_s: 1.5,
+            ..Row::default()
+        };
+        assert_eq!(unparsed.client_core_share(), None);
         let foot = Row {
             rss_rest_bytes: Some(1000),
             rss_loaded_bytes: Some(6000),
