@@ -48,8 +48,9 @@ enum Part {
     /// A slice of an in-memory body.
     Memory(Bytes),
     /// A region of a disk-backed body (a file, or a frozen copy), and the
-    /// file it is read from once the first send opened it (kept open by the
-    /// representation, or opened for this response).
+    /// file it is read from: one opened for this response comes with the
+    /// part (`reply::open_for_sending`); one the representation keeps open
+    /// is taken at the first send.
     File {
         body: Arc<Representation>,
         offset: u64,
