@@ -811,3 +811,139 @@ impl FrameReader {
         });
     }
 }
+
+/// The HTTP/2 side of `faults::a_file_with_no_descriptor_to_open_it_is_a_503_not_a_200_cut_short`:
+/// with no descriptor left to open a file served per response, its stream
+/// is a 503 with `Retry-After` and the connection carries the next
+/// streams; files kept open are served whole, and with descriptors back
+/// every file is.
+#[test]
+fn a_file_with_no_descriptor_to_open_it_is_a_503_stream_on_a_live_connection() {
+    const FILES: usize = 40;
+    let site = TestSite::new();
+    let body = |n: usize| format!("body of file {n}\n").repeat(1500);
+    for n in 0..FILES {
+        site.file(&format!("d/f{n}.txt"), body(n));
+    }
+    site.file("ping.txt", "ok");
+    let server = Server::start_limited(
+        &site.root,
+        256,
+        &[
+            "--no-watch",
+            "--no-compress",
+            "--cache-dir",
+            "off",
+            "--threads",
+            "1",
+            "--max-file-in-memory",
+            "16",
+        ],
+    );
+    let mut conn = H2Client::new(server.addr);
+    assert_eq!(conn.get("/ping.txt"), (200, 2));
+    let pid = server.pid().to_string();
+    let limit = |soft: usize| {
+        let (ok, _, err) = run("prlimit", &["--pid", &pid, &format!("--nofile={soft}:256")]);
+        assert!(ok, "prlimit: {err}");
+    };
+    limit(0);
+    let (mut whole, mut refused) = (0, 0);
+    for n in 0..FILES {
+        match conn.get(&format!("/d/f{n}.txt")) {
+            (200, len) => {
+                assert_eq!(len, body(n).len(), "f{n}.txt cut short");
+                whole += 1;
+            }
+            (503, _) => refused += 1,
+            other => panic!("f{n}.txt: {other:?}"),
+        }
+    }
+    assert!(
+        (1..=32).contains(&whole) && refused == FILES - whole,
+        "{whole} whole, {refused} refused with no descriptor to spare"
+    );
+    limit(256);
+    for n in 0..FILES {
+        assert_eq!(conn.get(&format!("/d/f{n}.txt")), (200, body(n).len()));
+    }
+}
+
+/// One HTTP/2 connection asking for one path at a time: the status of
+/// each response (200 and 503 as the server spells them: an indexed 200,
+/// a literal 503) and how many DATA bytes it carried.
+struct H2Client {
+    socket: TcpStream,
+    buf: Vec<u8>,
+    next_stream: u32,
+}
+
+impl H2Client {
+    fn new(addr: SocketAddr) -> H2Client {
+        let mut socket = h2_connect(addr);
+        // Windows wide enough that no body waits for a WINDOW_UPDATE.
+        socket
+            .write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0x7f, 0xff, 0xff, 0xff]))
+            .unwrap();
+        socket
+            .write_all(&frame(WINDOW_UPDATE, 0, 0, &0x7fff_0000u32.to_be_bytes()))
+            .unwrap();
+        H2Client {
+            socket,
+            buf: Vec::new(),
+            next_stream: 1,
+        }
+    }
+
+    fn get(&mut self, path: &str) -> (u16, usize) {
+        let stream = self.next_stream;
+        self.next_stream += 2;
+        let mut block = vec![0x82, 0x86, 0x04, path.len() as u8];
+        block.extend_from_slice(path.as_bytes());
+        self.socket
+            .write_all(&frame(HEADERS, END_STREAM | END_HEADERS, stream, &block))
+            .unwrap();
+        let (mut status, mut data) = (0, 0);
+        let mut chunk = [0u8; 65536];
+        loop {
+            while self.buf.len() >= 9 {
+                let len = u32::from_be_bytes([0, self.buf[0], self.buf[1], self.buf[2]]) as usize;
+                if self.buf.len() < 9 + len {
+                    break;
+                }
+                let frame_bytes: Vec<u8> = self.buf.drain(..9 + len).collect();
+                let (kind, flags) = (frame_bytes[3], frame_bytes[4]);
+                let id = u32::from_be_bytes([
+                    frame_bytes[5],
+                    frame_bytes[6],
+                    frame_bytes[7],
+                    frame_bytes[8],
+                ]);
+                let payload = &frame_bytes[9..];
+                match kind {
+                    SETTINGS if flags & 1 == 0 => {
+                        self.socket.write_all(&frame(SETTINGS, 1, 0, &[])).unwrap();
+                    }
+                    GOAWAY => panic!("GOAWAY while {path} was on its way"),
+                    RST_STREAM if id == stream => panic!("{path}'s stream was reset"),
+                    HEADERS if id == stream => {
+                        status = match payload {
+                            [0x88, ..] => 200,
+                            [0x08, 3, b'5', b'0', b'3', ..] => 503,
+                            _ => panic!("{path}: a status this client does not read: {payload:?}"),
+                        };
+                    }
+                    DATA if id == stream => data += len,
+                    _ => {}
+                }
+                if id == stream && flags & END_STREAM != 0 && (kind == DATA || kind == HEADERS) {
+                    return (status, data);
+                }
+            }
+            match self.socket.read(&mut chunk) {
+                Ok(0) | Err(_) => panic!("the connection ended while {path} was on its way"),
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+    }
+}
