@@ -367,61 +367,38 @@ fn a_tree_past_the_descriptor_share_is_served_by_reopening_its_files() {
 
 /// A file opened per response is opened before its head is written: with
 /// no descriptor left to open it (the running server's open-file limit
-/// lowered to none: it keeps what it holds), its client gets a 503 with `Retry-After` on a
-/// connection that carries on, never a 200 head cut short; files kept open
-/// are still served whole, and with descriptors back every file is.
+/// lowered to none: it keeps what it holds), its client gets a 503 with
+/// `Retry-After` on a connection that carries on, never a 200 head cut
+/// short; files kept open are still served whole, and with descriptors
+/// back every file is.
 #[test]
 fn a_file_with_no_descriptor_to_open_it_is_a_503_not_a_200_cut_short() {
-    const FILES: usize = 40;
-    let site = TestSite::new();
-    let body = |n: usize| format!("body of file {n}\n").repeat(1500);
-    for n in 0..FILES {
-        site.file(&format!("d/f{n}.txt"), body(n));
-    }
-    // Small enough to stay in memory: asking for it holds no descriptor.
-    site.file("ping.txt", "ok");
-    // 256 descriptors: at most 32 files kept open, the rest opened per
-    // response.
-    let server = Server::start_limited(
-        &site.root,
-        256,
-        &[
-            "--no-watch",
-            "--no-compress",
-            "--cache-dir",
-            "off",
-            "--threads",
-            "1",
-            "--max-file-in-memory",
-            "16",
-        ],
-    );
+    use crate::support::ReopenedSite;
+    let site = ReopenedSite::start();
     let serves_every_file = |c: &mut crate::support::Raw| {
-        for n in 0..FILES {
+        for n in 0..ReopenedSite::FILES {
             let r = c.get(&format!("/d/f{n}.txt"), "");
-            assert_eq!((r.status, r.text()), (200, body(n)), "f{n}.txt");
+            assert_eq!(
+                (r.status, r.text()),
+                (200, ReopenedSite::body(n)),
+                "f{n}.txt"
+            );
         }
     };
-    let mut c = server.connect();
+    let mut c = site.server.connect();
     serves_every_file(&mut c);
     // Accepted (the listener defers accepting until a request arrives),
     // and between responses.
     assert_eq!(c.get("/ping.txt", "").text(), "ok");
-    let pid = server.pid().to_string();
-    let limit = |soft: usize| {
-        let (ok, _, err) =
-            crate::support::run("prlimit", &["--pid", &pid, &format!("--nofile={soft}:256")]);
-        assert!(ok, "prlimit: {err}");
-    };
     // Not to what it holds: a descriptor closed since leaves a free number
     // below the limit, and one spare serves every response in turn.
-    limit(0);
+    site.limit_descriptors(0);
     let (mut whole, mut refused) = (0, 0);
-    for n in 0..FILES {
+    for n in 0..ReopenedSite::FILES {
         let r = c.get(&format!("/d/f{n}.txt"), "");
         match r.status {
             200 => {
-                assert_eq!(r.text(), body(n), "f{n}.txt");
+                assert_eq!(r.text(), ReopenedSite::body(n), "f{n}.txt");
                 whole += 1;
             }
             503 => {
@@ -432,12 +409,12 @@ fn a_file_with_no_descriptor_to_open_it_is_a_503_not_a_200_cut_short() {
         }
     }
     assert!(
-        (1..=32).contains(&whole) && refused == FILES - whole,
+        (1..=ReopenedSite::KEPT).contains(&whole) && refused == ReopenedSite::FILES - whole,
         "{whole} whole, {refused} refused with no descriptor to spare"
     );
-    limit(256);
+    site.limit_descriptors(256);
     serves_every_file(&mut c);
-    serves_every_file(&mut server.connect());
+    serves_every_file(&mut site.server.connect());
 }
 
 /// A symlink inside the root that points at a dotfile does not expose it.

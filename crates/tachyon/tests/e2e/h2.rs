@@ -819,40 +819,16 @@ impl FrameReader {
 /// every file is.
 #[test]
 fn a_file_with_no_descriptor_to_open_it_is_a_503_stream_on_a_live_connection() {
-    const FILES: usize = 40;
-    let site = TestSite::new();
-    let body = |n: usize| format!("body of file {n}\n").repeat(1500);
-    for n in 0..FILES {
-        site.file(&format!("d/f{n}.txt"), body(n));
-    }
-    site.file("ping.txt", "ok");
-    let server = Server::start_limited(
-        &site.root,
-        256,
-        &[
-            "--no-watch",
-            "--no-compress",
-            "--cache-dir",
-            "off",
-            "--threads",
-            "1",
-            "--max-file-in-memory",
-            "16",
-        ],
-    );
-    let mut conn = H2Client::new(server.addr);
+    use crate::support::ReopenedSite;
+    let site = ReopenedSite::start();
+    let mut conn = H2Client::new(site.server.addr);
     assert_eq!(conn.get("/ping.txt"), (200, 2));
-    let pid = server.pid().to_string();
-    let limit = |soft: usize| {
-        let (ok, _, err) = run("prlimit", &["--pid", &pid, &format!("--nofile={soft}:256")]);
-        assert!(ok, "prlimit: {err}");
-    };
-    limit(0);
+    site.limit_descriptors(0);
     let (mut whole, mut refused) = (0, 0);
-    for n in 0..FILES {
+    for n in 0..ReopenedSite::FILES {
         match conn.get(&format!("/d/f{n}.txt")) {
             (200, len) => {
-                assert_eq!(len, body(n).len(), "f{n}.txt cut short");
+                assert_eq!(len, ReopenedSite::body(n).len(), "f{n}.txt cut short");
                 whole += 1;
             }
             (503, _) => refused += 1,
@@ -860,12 +836,15 @@ fn a_file_with_no_descriptor_to_open_it_is_a_503_stream_on_a_live_connection() {
         }
     }
     assert!(
-        (1..=32).contains(&whole) && refused == FILES - whole,
+        (1..=ReopenedSite::KEPT).contains(&whole) && refused == ReopenedSite::FILES - whole,
         "{whole} whole, {refused} refused with no descriptor to spare"
     );
-    limit(256);
-    for n in 0..FILES {
-        assert_eq!(conn.get(&format!("/d/f{n}.txt")), (200, body(n).len()));
+    site.limit_descriptors(256);
+    for n in 0..ReopenedSite::FILES {
+        assert_eq!(
+            conn.get(&format!("/d/f{n}.txt")),
+            (200, ReopenedSite::body(n).len())
+        );
     }
 }
 

@@ -469,3 +469,56 @@ pub fn connect_with_receive_buffer(addr: SocketAddr, bytes: usize) -> TcpStream 
         .unwrap();
     stream
 }
+
+/// A site of [`ReopenedSite::FILES`] disk-served files under `d/`, served
+/// with 256 descriptors, so that 32 are kept open and the rest opened for
+/// each response, and `ping.txt`, small enough to stay in memory (asking
+/// for it holds no descriptor); one worker.
+pub struct ReopenedSite {
+    pub server: Server,
+    _site: TestSite,
+}
+
+impl ReopenedSite {
+    pub const FILES: usize = 40;
+    /// The most files the server keeps open (an eighth of 256).
+    pub const KEPT: usize = 32;
+
+    pub fn start() -> ReopenedSite {
+        let site = TestSite::new();
+        for n in 0..Self::FILES {
+            site.file(&format!("d/f{n}.txt"), Self::body(n));
+        }
+        site.file("ping.txt", "ok");
+        let server = Server::start_limited(
+            &site.root,
+            256,
+            &[
+                "--no-watch",
+                "--no-compress",
+                "--cache-dir",
+                "off",
+                "--threads",
+                "1",
+                "--max-file-in-memory",
+                "16",
+            ],
+        );
+        ReopenedSite {
+            server,
+            _site: site,
+        }
+    }
+
+    /// File `n`'s bytes (22 KB).
+    pub fn body(n: usize) -> String {
+        format!("body of file {n}\n").repeat(1500)
+    }
+
+    /// Sets the running server's soft open-file limit (with `prlimit`).
+    pub fn limit_descriptors(&self, soft: usize) {
+        let pid = self.server.pid().to_string();
+        let (ok, _, err) = run("prlimit", &["--pid", &pid, &format!("--nofile={soft}:256")]);
+        assert!(ok, "prlimit: {err}");
+    }
+}
