@@ -15,6 +15,12 @@ use crate::charts::{self, human};
 use crate::results::{Results, Row};
 use crate::suites::Suite;
 
+/// How every table's figures are made, said once above them (Markdown and
+/// HTML alike).
+const MEDIANS: &str = "Medians over ok rounds, (min–max) when rounds differ.";
+/// What the ratio and client columns mean.
+const RATIOS: &str = "× columns compare requests per server CPU-second. Client CPU is the load client's, in % of one core: near 100% for a single-threaded client (ab, wrk -t1), req/s is the client's limit, and the servers' raw rates rank the client, not them.";
+
 struct Table {
     caption: String,
     headers: Vec<String>,
@@ -721,7 +727,7 @@ fn markdown(results: &Results, sections: &[Section]) -> String {
     for line in machine_lines(results) {
         let _ = writeln!(md, "- {line}");
     }
-    md.push_str("\nMedians over ok rounds, (min–max) when rounds differ. Servers interleaved cell by cell. × columns compare requests per server CPU-second. Client CPU is the load client's, in % of one core: near 100% for a single-threaded client (ab, wrk -t1), req/s is the client's limit, and the servers' raw rates rank the client, not them.\n");
+    let _ = writeln!(md, "\n{MEDIANS} Servers interleaved cell by cell. {RATIOS}");
     for s in sections {
         let _ = write!(md, "\n## {}\n\n{}\n", s.title, s.intro);
         for (name, _) in &s.charts {
@@ -764,7 +770,7 @@ fn html(results: &Results, sections: &[Section]) -> String {
     for line in machine_lines(results) {
         let _ = write!(h, "<li>{}</li>", esc(&line).replace('`', ""));
     }
-    h.push_str("</ul><p>Medians over ok rounds, (min–max) when rounds differ. × columns compare requests per server CPU-second. Client CPU is the load client's, in % of one core: near 100% for a single-threaded client (ab, wrk -t1), req/s is the client's limit, and the servers' raw rates rank the client, not them.</p>");
+    let _ = write!(h, "</ul><p>{MEDIANS} {RATIOS}</p>");
     for s in sections {
         let _ = write!(
             h,
