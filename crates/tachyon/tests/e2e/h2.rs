@@ -620,28 +620,27 @@ fn read_until(s: &mut TcpStream, matches: impl Fn(u8, u32, &[u8]) -> bool) -> bo
 
 /// Hands every whole frame at the start of `buf` to `each` as (type,
 /// flags, stream, payload) and removes it; stops at the first for which
-/// `each` returns true (then true, the rest left unread), or at a frame
-/// not yet whole.
+/// `each` returns true (then true, the frames after it left unread), or at
+/// a frame not yet whole.
 fn take_frames(buf: &mut Vec<u8>, mut each: impl FnMut(u8, u8, u32, &[u8]) -> bool) -> bool {
     let mut pos = 0;
-    while buf.len() >= pos + 9 {
+    let mut found = false;
+    while !found && buf.len() >= pos + 9 {
         let len = u32::from_be_bytes([0, buf[pos], buf[pos + 1], buf[pos + 2]]) as usize;
         if buf.len() < pos + 9 + len {
             break;
         }
         let stream = u32::from_be_bytes([buf[pos + 5], buf[pos + 6], buf[pos + 7], buf[pos + 8]]);
-        if each(
+        found = each(
             buf[pos + 3],
             buf[pos + 4],
             stream,
             &buf[pos + 9..pos + 9 + len],
-        ) {
-            return true;
-        }
+        );
         pos += 9 + len;
     }
     buf.drain(..pos);
-    false
+    found
 }
 
 #[test]
@@ -884,24 +883,12 @@ impl H2Client {
             .unwrap();
         let (mut status, mut data) = (0, 0);
         let mut chunk = [0u8; 65536];
+        let socket = &mut self.socket;
         loop {
-            while self.buf.len() >= 9 {
-                let len = u32::from_be_bytes([0, self.buf[0], self.buf[1], self.buf[2]]) as usize;
-                if self.buf.len() < 9 + len {
-                    break;
-                }
-                let frame_bytes: Vec<u8> = self.buf.drain(..9 + len).collect();
-                let (kind, flags) = (frame_bytes[3], frame_bytes[4]);
-                let id = u32::from_be_bytes([
-                    frame_bytes[5],
-                    frame_bytes[6],
-                    frame_bytes[7],
-                    frame_bytes[8],
-                ]);
-                let payload = &frame_bytes[9..];
+            let done = take_frames(&mut self.buf, |kind, flags, id, payload| {
                 match kind {
                     SETTINGS if flags & 1 == 0 => {
-                        self.socket.write_all(&frame(SETTINGS, 1, 0, &[])).unwrap();
+                        socket.write_all(&frame(SETTINGS, 1, 0, &[])).unwrap();
                     }
                     GOAWAY => panic!("GOAWAY while {path} was on its way"),
                     RST_STREAM if id == stream => panic!("{path}'s stream was reset"),
@@ -912,14 +899,15 @@ impl H2Client {
                             _ => panic!("{path}: a status this client does not read: {payload:?}"),
                         };
                     }
-                    DATA if id == stream => data += len,
+                    DATA if id == stream => data += payload.len(),
                     _ => {}
                 }
-                if id == stream && flags & END_STREAM != 0 && (kind == DATA || kind == HEADERS) {
-                    return (status, data);
-                }
+                id == stream && flags & END_STREAM != 0 && (kind == DATA || kind == HEADERS)
+            });
+            if done {
+                return (status, data);
             }
-            match self.socket.read(&mut chunk) {
+            match socket.read(&mut chunk) {
                 Ok(0) | Err(_) => panic!("the connection ended while {path} was on its way"),
                 Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
             }
