@@ -3,6 +3,13 @@
 //!
 //! Invariant: every figure is a sum over the tree rooted at the pid we
 //! started, read fresh each time, so workers started late are counted.
+//!
+//! CPU time has two clocks here. /proc/PID/stat's utime and stime are in
+//! clock ticks (10 ms), truncated per process: a 500-request 10 MiB cell is
+//! 20 ticks of server CPU, so one tick moved its per-CPU figure 5%. The
+//! scheduler's own runtime of each thread (/proc/PID/task/TID/schedstat) is
+//! in nanoseconds; it sets the total, and the ticks only split it into user
+//! and system time.
 
 use std::collections::HashMap;
 
@@ -60,20 +67,84 @@ pub fn tree(pid: u32) -> Vec<u32> {
     out
 }
 
-/// CPU time of the tree rooted at `pid` (threads included: a process's stat
-/// aggregates its threads).
-pub fn cpu(pid: u32) -> CpuTimes {
-    tree(pid)
-        .into_iter()
-        .filter_map(stat_fields)
-        .fold(CpuTimes::default(), |acc, f| {
-            // After the comm field: state(0) ppid(1) … utime(11) stime(12).
-            let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-            CpuTimes {
-                user_s: acc.user_s + ticks(11) / TICKS_PER_SECOND,
-                system_s: acc.system_s + ticks(12) / TICKS_PER_SECOND,
+/// CPU time of a process tree at one instant, by both clocks.
+#[derive(Debug, Clone, Default)]
+pub struct CpuSample {
+    /// utime and stime, summed over the tree (threads included: a process's
+    /// stat aggregates its threads, the exited ones too).
+    ticks: CpuTimes,
+    /// Nanoseconds each live thread has run, by thread id.
+    runtime_ns: HashMap<u32, u64>,
+}
+
+impl CpuSample {
+    /// The CPU used between `earlier` and this sample. The total is the
+    /// threads' runtime in nanoseconds when every thread of `earlier` is
+    /// still alive (a thread that ended took its runtime with it, which the
+    /// ticks still count: then the ticks alone); split into user and system
+    /// time as the ticks split it.
+    pub fn since(&self, earlier: &CpuSample) -> CpuTimes {
+        let ticks = self.ticks.since(&earlier.ticks);
+        let all_alive = earlier
+            .runtime_ns
+            .keys()
+            .all(|tid| self.runtime_ns.contains_key(tid));
+        if !all_alive || self.runtime_ns.is_empty() {
+            return ticks;
+        }
+        let ns: u64 = self
+            .runtime_ns
+            .iter()
+            .map(|(tid, &now)| {
+                now.saturating_sub(earlier.runtime_ns.get(tid).copied().unwrap_or(0))
+            })
+            .sum();
+        let total = ns as f64 / 1e9;
+        // Fewer than one tick of either kind: the split is unknown. A
+        // server under load spends most of its time in the kernel, so the
+        // whole is counted as system time; only the sum is ever compared.
+        let user_share = if ticks.total() > 0.0 {
+            (ticks.user_s / ticks.total()).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        CpuTimes {
+            user_s: total * user_share,
+            system_s: total * (1.0 - user_share),
+        }
+    }
+}
+
+/// CPU time of the tree rooted at `pid`, by both clocks.
+pub fn cpu(pid: u32) -> CpuSample {
+    let mut sample = CpuSample::default();
+    for p in tree(pid) {
+        let Some(f) = stat_fields(p) else { continue };
+        // After the comm field: state(0) ppid(1) … utime(11) stime(12).
+        let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        sample.ticks.user_s += ticks(11) / TICKS_PER_SECOND;
+        sample.ticks.system_s += ticks(12) / TICKS_PER_SECOND;
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let Some(tid) = task
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            // schedstat: runtime in ns, wait in ns, timeslices.
+            if let Some(ns) = std::fs::read_to_string(task.path().join("schedstat"))
+                .ok()
+                .and_then(|text| text.split_whitespace().next()?.parse::<u64>().ok())
+            {
+                sample.runtime_ns.insert(tid, ns);
             }
-        })
+        }
+    }
+    sample
 }
 
 /// Resident set size of the tree, bytes.
@@ -161,8 +232,86 @@ mod tests {
         }
         assert!(x != 1);
         std::thread::sleep(std::time::Duration::from_millis(20));
-        assert!(cpu(me).total() >= before.total());
+        assert!(cpu(me).since(&before).total() >= 0.0);
         assert!(rss_bytes(me) > 1024 * 1024);
         assert!(tree(me).contains(&me));
+    }
+
+    /// A thread's runtime as read from /proc agrees with its own CPU clock
+    /// to well under a tick: the reader sees nanoseconds, not ticks. (The
+    /// thread is asleep when read: a running thread's runtime is brought up
+    /// to date only at the scheduler's next tick.)
+    #[test]
+    fn a_threads_runtime_is_read_to_the_microsecond() {
+        use std::sync::mpsc;
+        let (spun_tx, spun_rx) = mpsc::channel();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let spinner = std::thread::spawn(move || {
+            let clock = || {
+                let t =
+                    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID).unwrap();
+                t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
+            };
+            let mut x = 1u64;
+            while clock() < 7_000_000 {
+                x = x.wrapping_mul(31).wrapping_add(7);
+            }
+            let tid = nix::unistd::gettid().as_raw() as u32;
+            spun_tx.send((tid, clock(), x)).unwrap();
+            let _ = done_rx.recv();
+        });
+        let (tid, spun, _) = spun_rx.recv().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let read = cpu(std::process::id()).runtime_ns[&tid];
+        done_tx.send(()).unwrap();
+        spinner.join().unwrap();
+        assert!(
+            read >= spun && read - spun < 1_000_000,
+            "/proc says {read} ns, the thread's clock {spun} ns"
+        );
+    }
+
+    fn sample(user_ticks: f64, system_ticks: f64, threads: &[(u32, u64)]) -> CpuSample {
+        CpuSample {
+            ticks: CpuTimes {
+                user_s: user_ticks / TICKS_PER_SECOND,
+                system_s: system_ticks / TICKS_PER_SECOND,
+            },
+            runtime_ns: threads.iter().copied().collect(),
+        }
+    }
+
+    #[test]
+    fn the_runtime_sets_the_total_and_the_ticks_split_it() {
+        let before = sample(10.0, 30.0, &[(1, 100_000_000), (2, 300_000_000)]);
+        // 1 user tick and 1 system tick later; the threads ran 5 + 12.5 ms
+        // and a new one 2.5 ms: 20 ms in all, half of it user time.
+        let after = sample(
+            11.0,
+            31.0,
+            &[(1, 105_000_000), (2, 312_500_000), (3, 2_500_000)],
+        );
+        let used = after.since(&before);
+        assert!((used.total() - 0.020).abs() < 1e-12, "{used:?}");
+        assert!((used.user_s - 0.010).abs() < 1e-12, "{used:?}");
+        // Less than a tick of either: all of it counted as system time.
+        let quiet = sample(
+            11.0,
+            31.0,
+            &[(1, 105_300_000), (2, 312_500_000), (3, 2_500_000)],
+        );
+        let used = quiet.since(&after);
+        assert!(
+            (used.system_s - 0.000_3).abs() < 1e-12 && used.user_s == 0.0,
+            "{used:?}"
+        );
+    }
+
+    #[test]
+    fn a_thread_that_ended_leaves_the_ticks_to_count() {
+        let before = sample(10.0, 30.0, &[(1, 100_000_000), (2, 300_000_000)]);
+        let after = sample(12.0, 35.0, &[(1, 120_000_000)]);
+        let used = after.since(&before);
+        assert!((used.user_s - 0.02).abs() < 1e-9 && (used.system_s - 0.05).abs() < 1e-9);
     }
 }
