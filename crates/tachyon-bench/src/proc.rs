@@ -242,7 +242,7 @@ mod tests {
     /// thread is asleep when read: a running thread's runtime is brought up
     /// to date only at the scheduler's next tick.)
     #[test]
-    fn a_threads_runtime_is_read_to_the_microsecond() {
+    fn a_threads_runtime_is_read_finer_than_a_tick() {
         use std::sync::mpsc;
         let (spun_tx, spun_rx) = mpsc::channel();
         let (done_tx, done_rx) = mpsc::channel::<()>();
