@@ -40,19 +40,10 @@ impl CpuTimes {
 /// `pid` and all its descendants.
 pub fn tree(pid: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
-    if let Ok(dir) = std::fs::read_dir("/proc") {
-        for entry in dir.flatten() {
-            let Some(p) = entry
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if let Some(fields) = stat_fields(p) {
-                if let Some(ppid) = fields.get(1).and_then(|f| f.parse::<u32>().ok()) {
-                    children.entry(ppid).or_default().push(p);
-                }
+    for p in ids_in("/proc") {
+        if let Some(fields) = stat_fields(p) {
+            if let Some(ppid) = fields.get(1).and_then(|f| f.parse::<u32>().ok()) {
+                children.entry(ppid).or_default().push(p);
             }
         }
     }
@@ -124,19 +115,9 @@ pub fn cpu(pid: u32) -> CpuSample {
         let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
         sample.ticks.user_s += ticks(11) / TICKS_PER_SECOND;
         sample.ticks.system_s += ticks(12) / TICKS_PER_SECOND;
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
-            continue;
-        };
-        for task in tasks.flatten() {
-            let Some(tid) = task
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<u32>().ok())
-            else {
-                continue;
-            };
+        for tid in ids_in(&format!("/proc/{p}/task")) {
             // schedstat: runtime in ns, wait in ns, timeslices.
-            if let Some(ns) = std::fs::read_to_string(task.path().join("schedstat"))
+            if let Some(ns) = std::fs::read_to_string(format!("/proc/{p}/task/{tid}/schedstat"))
                 .ok()
                 .and_then(|text| text.split_whitespace().next()?.parse::<u64>().ok())
             {
@@ -181,6 +162,16 @@ pub fn sockets(pid: u32) -> u64 {
         }
     }
     inodes.len() as u64
+}
+
+/// The numeric entries of a /proc folder: process ids in /proc, thread ids
+/// in /proc/PID/task.
+fn ids_in(dir: &str) -> impl Iterator<Item = u32> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
 }
 
 /// Fields of /proc/PID/stat after the `(comm)` field, which may contain spaces.
