@@ -239,9 +239,8 @@ mod tests {
         let (done_tx, done_rx) = mpsc::channel::<()>();
         let spinner = std::thread::spawn(move || {
             let clock = || {
-                let t =
-                    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID).unwrap();
-                t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
+                let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+                t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
             };
             let mut x = 1u64;
             while clock() < 7_000_000 {
