@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-20}"
-for target in request range conditional accept_encoding site_path config h2_frames hpack; do
+for target in request range conditional accept_encoding site_path config h2_frames hpack hpack_differential; do
     mkdir -p "corpus/$target"
     cargo +nightly fuzz run "$target" "corpus/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 2>&1 \

@@ -1,5 +1,5 @@
 //! HPACK (RFC 7541) for tachyon: response header blocks encoded by hand,
-//! request header blocks decoded by `loona-hpack` and checked into a
+//! request header blocks decoded by [`decode`] and checked into a
 //! [`RequestHead`].
 //!
 //! Encoding never touches the dynamic table: every field is an indexed
@@ -15,6 +15,9 @@
 //!
 //! Invariant: a [`RequestHead`] handed out here has a method, a scheme and
 //! a non-empty path, and no field value in it holds NUL, CR or LF.
+
+pub mod decode;
+pub mod huffman;
 
 use std::ops::Range;
 
@@ -473,16 +476,16 @@ impl Fields {
 
 /// The decoding half of a connection's HPACK state.
 pub struct Decoder {
-    inner: loona_hpack::Decoder<'static>,
+    inner: decode::BlockDecoder,
 }
 
 impl Decoder {
     /// A decoder whose dynamic table may grow to `table_size`, the value
     /// we announce in SETTINGS_HEADER_TABLE_SIZE.
     pub fn new(table_size: usize) -> Decoder {
-        let mut inner = loona_hpack::Decoder::new();
-        inner.set_max_allowed_table_size(table_size);
-        Decoder { inner }
+        Decoder {
+            inner: decode::BlockDecoder::new(table_size),
+        }
     }
 
     /// Decodes one complete header block into `fields`. On
@@ -502,7 +505,7 @@ impl Decoder {
         let mut regular_seen = false;
         let mut pseudo_response = false;
         self.inner
-            .decode_with_cb(block, |name, value| {
+            .decode(block, |name, value| {
                 size = size.saturating_add(name.len() + value.len() + 32);
                 if verdict.is_err() {
                     return;
@@ -512,8 +515,8 @@ impl Decoder {
                     return;
                 }
                 verdict = check_field(
-                    &name,
-                    &value,
+                    name,
+                    value,
                     fields,
                     &mut regular_seen,
                     &mut pseudo_response,
@@ -713,6 +716,23 @@ mod tests {
         assert_eq!(head.raw_target, b"/");
         assert_eq!(head.host, Some(&b"www.example.com"[..]));
         assert_eq!(head.version, Version::Http2);
+    }
+
+    /// RFC 7541 C.4.1: C.3.1 with its authority Huffman-coded.
+    const C41: &[u8] = &[
+        0x82, 0x86, 0x84, 0x41, 0x8c, 0xf1, 0xe3, 0xc2, 0xe5, 0xf2, 0x3a, 0x6b, 0xa0, 0xab, 0x90,
+        0xf4, 0xff,
+    ];
+
+    #[test]
+    fn a_huffman_coded_request_decodes_into_the_same_head() {
+        let mut decoder = Decoder::new(4096);
+        let mut fields = Fields::default();
+        decoder.decode(C41, &LIMITS, &mut fields).unwrap();
+        assert_eq!(fields.head().host, Some(&b"www.example.com"[..]));
+        // The second request indexes the authority the first one added.
+        decoder.decode(&[0x82, 0x86, 0x84, 0xbe], &LIMITS, &mut fields).unwrap();
+        assert_eq!(fields.head().host, Some(&b"www.example.com"[..]));
     }
 
     /// Encodes a request with literal names (no dynamic table use).
