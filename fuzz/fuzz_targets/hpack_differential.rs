@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
         match (verdict, theirs) {
             (Ok(()), Ok(fields)) => assert_eq!(mine, fields, "the fields differ"),
             (Ok(()), Err(e)) => panic!("tachyon decoded a block the reference refused: {e:?}"),
-            (Err(CompressionError::LateSizeUpdate), Ok(_)) => return,
+            (Err(CompressionError::MisplacedSizeUpdate), Ok(_)) => return,
             (Err(e), Ok(_)) => panic!("tachyon refused ({e:?}) a block the reference decoded"),
             // The connection would end here: the tables are lost.
             (Err(_), Err(_)) => return,

@@ -175,8 +175,14 @@ pub fn check_installed(cells: &[Cell]) -> anyhow::Result<()> {
         .filter(|t| crate::peers::which(t).is_none())
         .collect();
     if !missing.is_empty() {
+        // oha is not a Debian package: setup builds it only when asked.
+        let setup = if missing.contains(&"oha") {
+            "tachyon-bench setup --with-oha"
+        } else {
+            "tachyon-bench setup"
+        };
         bail!(
-            "missing load generators: {}: run `tachyon-bench setup`",
+            "missing load generators: {}: run `{setup}`",
             missing.join(", ")
         );
     }

@@ -33,6 +33,7 @@ mod runner;
 mod setup;
 mod site;
 mod soak;
+mod sources;
 mod suites;
 
 use std::path::PathBuf;
@@ -57,9 +58,10 @@ enum Cmd {
         /// Also build static-web-server from crates.io
         #[arg(long)]
         with_sws: bool,
-        /// Skip building oha (needed by the latency suite)
+        /// Also build oha from crates.io (the latency suite's open-loop
+        /// client; not packaged by Debian)
         #[arg(long)]
-        skip_oha: bool,
+        with_oha: bool,
     },
     /// Run suites against servers and write results.json and a report
     Run(RunArgs),
@@ -108,8 +110,8 @@ struct RunArgs {
     suite: Vec<String>,
     /// Servers, comma-separated: tachyon, tachyon-bare, tachyon-sendfile, tachyon-baseline
     /// (the binary in TACHYON_BASELINE), tachyon-logged (access log on), floor, nginx,
-    /// nginx-default, nginx-logged (access log on, buffer=64k), lighttpd, h2o, caddy,
-    /// apache2, sws
+    /// nginx-default, nginx-logged (access log on, buffer=64k), nginx-mainline (1.31, built
+    /// by setup), lighttpd, h2o, h2o-master (built by setup), caddy, apache2, sws
     #[arg(
         long,
         value_delimiter = ',',
@@ -208,7 +210,7 @@ struct AbuseArgs {
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
-        Cmd::Setup { with_sws, skip_oha } => setup::setup(with_sws, !skip_oha),
+        Cmd::Setup { with_sws, with_oha } => setup::setup(with_sws, with_oha),
         Cmd::Run(args) => run_command(args),
         Cmd::Report { dir } => report::report(&dir),
         Cmd::Build {

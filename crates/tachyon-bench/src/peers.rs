@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 
+use crate::sources::Source;
+
 /// A server the harness knows how to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Peer {
@@ -36,15 +38,20 @@ pub enum Peer {
     NginxDefault,
     /// nginx tuned, with `access_log … buffer=64k`.
     NginxLogged,
+    /// nginx 1.31 mainline built from source (`sources`), configured as
+    /// `nginx` is.
+    NginxMainline,
     Lighttpd,
     H2o,
+    /// h2o master built from source, configured as `h2o` is.
+    H2oMaster,
     Caddy,
     Apache2,
     Sws,
 }
 
 impl Peer {
-    pub const ALL: [Peer; 14] = [
+    pub const ALL: [Peer; 16] = [
         Peer::Tachyon,
         Peer::TachyonBare,
         Peer::TachyonSendfile,
@@ -54,8 +61,10 @@ impl Peer {
         Peer::Nginx,
         Peer::NginxDefault,
         Peer::NginxLogged,
+        Peer::NginxMainline,
         Peer::Lighttpd,
         Peer::H2o,
+        Peer::H2oMaster,
         Peer::Caddy,
         Peer::Apache2,
         Peer::Sws,
@@ -72,8 +81,10 @@ impl Peer {
             Peer::Nginx => "nginx",
             Peer::NginxDefault => "nginx-default",
             Peer::NginxLogged => "nginx-logged",
+            Peer::NginxMainline => "nginx-mainline",
             Peer::Lighttpd => "lighttpd",
             Peer::H2o => "h2o",
+            Peer::H2oMaster => "h2o-master",
             Peer::Caddy => "caddy",
             Peer::Apache2 => "apache2",
             Peer::Sws => "sws",
@@ -100,13 +111,38 @@ impl Peer {
                 | Peer::TachyonSendfile
                 | Peer::TachyonBaseline
                 | Peer::Nginx
+                | Peer::NginxMainline
                 | Peer::Lighttpd
                 | Peer::H2o
+                | Peer::H2oMaster
                 | Peer::Caddy
         )
     }
 
-    /// The executable that must be installed (None: built from this workspace).
+    /// The source archive a peer is built from (`tachyon-bench setup`).
+    pub fn source(self) -> Option<Source> {
+        match self {
+            Peer::NginxMainline => Some(Source::NginxMainline),
+            Peer::H2oMaster => Some(Source::H2oMaster),
+            _ => None,
+        }
+    }
+
+    /// The peer's executable: installed on PATH, or built from source.
+    pub fn executable(self) -> Option<PathBuf> {
+        match self.source() {
+            Some(source) => source.binary(),
+            None => which(self.program()?),
+        }
+    }
+
+    /// Not built from this workspace: installed, or built from source.
+    pub fn is_external(self) -> bool {
+        self.program().is_some() || self.source().is_some()
+    }
+
+    /// The executable that must be installed on PATH (None: built from
+    /// this workspace, or from a source archive).
     pub fn program(self) -> Option<&'static str> {
         match self {
             Peer::Tachyon
@@ -114,7 +150,9 @@ impl Peer {
             | Peer::TachyonSendfile
             | Peer::TachyonBaseline
             | Peer::TachyonLogged
-            | Peer::Floor => None,
+            | Peer::Floor
+            | Peer::NginxMainline
+            | Peer::H2oMaster => None,
             Peer::Nginx | Peer::NginxDefault | Peer::NginxLogged => Some("nginx"),
             Peer::Lighttpd => Some("lighttpd"),
             Peer::H2o => Some("h2o"),
@@ -141,8 +179,8 @@ impl Peer {
         }
     }
 
-    /// The command that prints the version, and which stream has it.
-    pub fn version_command(self) -> Option<(&'static str, &'static [&'static str])> {
+    /// The arguments that make the executable print its version.
+    pub fn version_args(self) -> Option<&'static [&'static str]> {
         Some(match self {
             Peer::Tachyon
             | Peer::TachyonBare
@@ -150,12 +188,12 @@ impl Peer {
             | Peer::TachyonBaseline
             | Peer::TachyonLogged
             | Peer::Floor => return None,
-            Peer::Nginx | Peer::NginxDefault | Peer::NginxLogged => ("nginx", &["-v"]),
-            Peer::Lighttpd => ("lighttpd", &["-v"]),
-            Peer::H2o => ("h2o", &["--version"]),
-            Peer::Caddy => ("caddy", &["version"]),
-            Peer::Apache2 => ("apache2", &["-v"]),
-            Peer::Sws => ("static-web-server", &["--version"]),
+            Peer::Nginx | Peer::NginxDefault | Peer::NginxLogged | Peer::NginxMainline => &["-v"],
+            Peer::Lighttpd => &["-v"],
+            Peer::H2o | Peer::H2oMaster => &["--version"],
+            Peer::Caddy => &["version"],
+            Peer::Apache2 => &["-v"],
+            Peer::Sws => &["--version"],
         })
     }
 }
@@ -346,8 +384,25 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
         // lighttpd asks for its max-fds at start and, above the hard
         // limit, falls back to 4,096 connections: ask for what there is.
         let fds = crate::proc::raise_nofile().min(65_536);
+        // Debian's nginx keeps mime.types in /etc/nginx, a build from
+        // source in its own conf folder; h2o master's binary has no OCSP
+        // helper script beside it.
+        let mime_types = match peer.source() {
+            Some(source) => source.conf_dir().join("mime.types"),
+            None => PathBuf::from("/etc/nginx/mime.types"),
+        };
+        let ocsp = match peer {
+            Peer::H2oMaster => "ocsp-update-interval: 0",
+            _ => "",
+        };
         let text = text
+            .replace("{{MIME_TYPES}}", &mime_types.display().to_string())
+            .replace("{{OCSP}}", ocsp)
             .replace("{{MAX_FDS}}", &fds.to_string())
+            .replace(
+                "{{CONNS_UNDER_NOFILE}}",
+                &fds.saturating_sub(256).to_string(),
+            )
             .replace("{{MAX_CONNS}}", &(fds / 2).to_string())
             .replace("{{PORT}}", &port.to_string())
             .replace("{{ROOT}}", &root)
@@ -418,13 +473,13 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
                 &root,
             ]);
         }
-        Peer::Nginx | Peer::NginxDefault | Peer::NginxLogged => {
+        Peer::Nginx | Peer::NginxDefault | Peer::NginxLogged | Peer::NginxMainline => {
             let conf = render(match peer {
-                Peer::Nginx => "nginx-tuned.conf",
+                Peer::Nginx | Peer::NginxMainline => "nginx-tuned.conf",
                 Peer::NginxLogged => "nginx-logged.conf",
                 _ => "nginx-default.conf",
             })?;
-            c = Command::new("nginx");
+            c = Command::new(peer.executable().context("nginx is not installed")?);
             c.arg("-c")
                 .arg(conf)
                 .arg("-p")
@@ -439,6 +494,12 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
         Peer::H2o => {
             c = Command::new("h2o");
             c.arg("-c").arg(render("h2o.conf")?);
+        }
+        Peer::H2oMaster => {
+            // The bare binary: worker mode (no start_server), and no OCSP
+            // helper (the template's {{OCSP}} turns its updates off).
+            c = Command::new(peer.executable().context("h2o-master is not built")?);
+            c.args(["-m", "worker", "-c"]).arg(render("h2o.conf")?);
         }
         Peer::Caddy => {
             c = Command::new("caddy");
@@ -478,7 +539,7 @@ fn binary_path(peer: Peer, env: &Env) -> Option<PathBuf> {
         }
         Peer::TachyonBaseline => baseline_bin().ok(),
         Peer::Floor => None,
-        other => which(other.program()?),
+        other => other.executable(),
     }
 }
 

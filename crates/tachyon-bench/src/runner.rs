@@ -145,7 +145,7 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
     let www = opts.out.join("www");
     let run_dir = opts.out.join("run");
     scratch_dir(&run_dir)?;
-    if opts.servers.iter().any(|p| p.program().is_some()) {
+    if opts.servers.iter().any(|p| p.is_external()) {
         readable_by_workers(&opts.out)?;
     }
     let tls = tls_run(cells, &opts.servers)?
@@ -175,13 +175,16 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
         crate::peers::baseline_bin()?;
     }
     for peer in &opts.servers {
-        if let Some(program) = peer.program() {
-            if crate::peers::which(program).is_none() {
-                bail!(
-                    "{} is not installed ({program} not on PATH): run `tachyon-bench setup`",
-                    peer.name()
-                );
-            }
+        if peer.is_external() && peer.executable().is_none() {
+            let why = match (peer.program(), peer.source()) {
+                (Some(program), _) => format!("{program} not on PATH"),
+                (None, Some(source)) => format!("not built from {}", source.archive()),
+                (None, None) => "unknown".into(),
+            };
+            bail!(
+                "{} is not installed ({why}): run `tachyon-bench setup`",
+                peer.name()
+            );
         }
     }
     Ok(Env {

@@ -1,7 +1,8 @@
 //! `tachyon-bench setup`: installs the load generators and peer servers from
-//! Debian's packages (and optionally oha and static-web-server from
-//! crates.io), then prints what is installed. Idempotent: installed packages
-//! are skipped.
+//! Debian's packages, builds nginx mainline and h2o master from the source
+//! archives (`sources`), optionally builds oha and static-web-server from
+//! crates.io, then prints what is installed. Idempotent: installed packages
+//! and cached builds are skipped.
 
 use std::path::Path;
 use std::process::Command;
@@ -11,7 +12,7 @@ use anyhow::{bail, Context};
 use crate::peers::{which, Peer};
 
 /// Debian packages and the program each provides.
-const PACKAGES: [(&str, &str); 10] = [
+const PACKAGES: [(&str, &str); 17] = [
     ("wrk", "wrk"),
     ("apache2-utils", "ab"),
     ("nghttp2-client", "h2load"),
@@ -23,6 +24,18 @@ const PACKAGES: [(&str, &str); 10] = [
     ("caddy", "caddy"),
     ("apache2", "apache2"),
     ("curl", "curl"),
+    // lighttpd's compression (the real-site suites configure it as its
+    // users do).
+    ("lighttpd-mod-deflate", "/usr/lib/lighttpd/mod_deflate.so"),
+    // The real-site suites: Debian's Python documentation, and the browser
+    // whose request headers they send.
+    ("python3-doc", "/usr/share/doc/python3/html/index.html"),
+    ("chromium-headless-shell", "chromium-headless-shell"),
+    // What nginx mainline and h2o master are built with.
+    ("libssl-dev", "/usr/include/openssl/ssl.h"),
+    ("libpcre2-dev", "/usr/include/pcre2.h"),
+    ("zlib1g-dev", "/usr/include/zlib.h"),
+    ("cmake", "cmake"),
 ];
 
 pub fn setup(with_sws: bool, with_oha: bool) -> anyhow::Result<()> {
@@ -74,8 +87,13 @@ pub fn setup(with_sws: bool, with_oha: bool) -> anyhow::Result<()> {
     for (tool, version) in tool_versions() {
         println!("{tool:>18}  {version}");
     }
+    for peer in Peer::ALL.into_iter().filter(|p| p.source().is_some()) {
+        if let Err(e) = peer.source().map(|s| s.ensure_built()).transpose() {
+            println!("{}: not built: {e:#}", peer.name());
+        }
+    }
     for peer in Peer::ALL {
-        if peer.program().is_some() {
+        if peer.is_external() {
             println!("{:>18}  {}", peer.name(), version_of(peer));
         }
     }
@@ -91,7 +109,13 @@ pub fn tool_versions() -> Vec<(String, String)> {
         ("oha", &["--version"]),
     ]
     .iter()
-    .map(|(tool, args)| (tool.to_string(), first_line(tool, args)))
+    .map(|(tool, args)| {
+        let version = match which(tool) {
+            Some(path) => first_line(&path, args),
+            None => "not installed".into(),
+        };
+        (tool.to_string(), version)
+    })
     .collect()
 }
 
@@ -100,13 +124,24 @@ pub fn version_of(peer: Peer) -> String {
     if peer == Peer::TachyonBaseline {
         return baseline_label();
     }
-    match peer.version_command() {
-        None => format!(
+    let Some(args) = peer.version_args() else {
+        return format!(
             "{} (this workspace{})",
             env!("CARGO_PKG_VERSION"),
             source_commit(peer.sources())
+        );
+    };
+    let Some(executable) = peer.executable() else {
+        return "not installed".into();
+    };
+    let line = first_line(&executable, args);
+    match peer.source() {
+        Some(source) => format!(
+            "{line} (built from {}: {})",
+            source.archive(),
+            source.flags()
         ),
-        Some((program, args)) => first_line(program, args),
+        None => line,
     }
 }
 
@@ -169,10 +204,7 @@ fn baseline_label() -> String {
     }
 }
 
-fn first_line(program: &str, args: &[&str]) -> String {
-    let Some(path) = which(program) else {
-        return "not installed".into();
-    };
+fn first_line(path: &Path, args: &[&str]) -> String {
     match Command::new(path).args(args).output() {
         Ok(out) => {
             let text = format!(

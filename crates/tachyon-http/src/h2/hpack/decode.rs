@@ -29,8 +29,9 @@ pub enum CompressionError {
     BadIndex,
     /// A Huffman-coded string with EOS or bad padding (§5.2).
     BadHuffman,
-    /// A dynamic table size update after a field (§4.2).
-    LateSizeUpdate,
+    /// A dynamic table size update after a field, or ending the block
+    /// (§4.2: it comes at the beginning of a block, before the fields).
+    MisplacedSizeUpdate,
     /// A size update above our SETTINGS_HEADER_TABLE_SIZE (§6.3).
     SizeAboveSetting,
 }
@@ -262,6 +263,7 @@ impl BlockDecoder {
     ) -> Result<(), CompressionError> {
         let mut pos = 0;
         let mut fields_seen = false;
+        let mut resized = false;
         while pos < block.len() {
             let first = block[pos];
             if first & 0x80 != 0 {
@@ -273,16 +275,20 @@ impl BlockDecoder {
             } else if first & 0xe0 == 0x20 {
                 // §4.2: size updates come before the block's first field.
                 if fields_seen {
-                    return Err(CompressionError::LateSizeUpdate);
+                    return Err(CompressionError::MisplacedSizeUpdate);
                 }
                 let max = integer(block, &mut pos, 5)?;
                 self.table.resize(max)?;
+                resized = true;
                 continue;
             } else {
                 // §6.2.2 and §6.2.3: without indexing, or never indexed.
                 self.literal(block, &mut pos, 4, Indexing::Without, &mut field)?;
             }
             fields_seen = true;
+        }
+        if resized && !fields_seen {
+            return Err(CompressionError::MisplacedSizeUpdate);
         }
         Ok(())
     }
@@ -481,7 +487,7 @@ mod tests {
         .is_ok());
         assert_eq!(
             decode(&mut BlockDecoder::new(4096), &[0x82, 0x20]),
-            Err(CompressionError::LateSizeUpdate)
+            Err(CompressionError::MisplacedSizeUpdate)
         );
         // 4097 is more than we allowed.
         assert_eq!(
@@ -495,7 +501,7 @@ mod tests {
         let mut decoder = BlockDecoder::new(4096);
         decode(&mut decoder, b"\x41\x03abc").unwrap();
         assert!(decoder.table_size() > 0);
-        decode(&mut decoder, &[0x20]).unwrap();
+        decode(&mut decoder, &[0x20, 0x82]).unwrap();
         assert_eq!(decoder.table_size(), 0);
         assert_eq!(
             decode(&mut decoder, &[0xbe]),

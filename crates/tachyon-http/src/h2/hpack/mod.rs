@@ -731,7 +731,9 @@ mod tests {
         decoder.decode(C41, &LIMITS, &mut fields).unwrap();
         assert_eq!(fields.head().host, Some(&b"www.example.com"[..]));
         // The second request indexes the authority the first one added.
-        decoder.decode(&[0x82, 0x86, 0x84, 0xbe], &LIMITS, &mut fields).unwrap();
+        decoder
+            .decode(&[0x82, 0x86, 0x84, 0xbe], &LIMITS, &mut fields)
+            .unwrap();
         assert_eq!(fields.head().host, Some(&b"www.example.com"[..]));
     }
 
