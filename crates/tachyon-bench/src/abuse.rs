@@ -142,6 +142,7 @@ pub fn abuse(opts: &AbuseOptions) -> anyhow::Result<()> {
         workers: opts.workers,
         tls: None,
         h2c: false,
+        variants_wait: false,
     };
     let mut rows = Vec::new();
     for round in 1..=opts.rounds {

@@ -26,15 +26,25 @@ impl Load {
         }
     }
 
-    /// The command line against `url`. wrk's Lua scripts are in `scripts`;
-    /// `rate` is the offered rate of an open-loop (oha) run.
+    /// The command line against `target`. wrk's Lua scripts are in
+    /// `scripts`; `rate` is the offered rate of an open-loop (oha) run.
     pub fn argv(
         &self,
-        url: String,
+        target: Target,
         accept_encoding: Option<&str>,
         scripts: &Path,
         rate: f64,
     ) -> Vec<String> {
+        let url = match target {
+            Target::Url(url) => url,
+            Target::Traffic(args) => {
+                // A real-site cell: h2load's input list and fields.
+                let mut a = self.argv(Target::Url(String::new()), None, scripts, rate);
+                a.pop();
+                a.extend(args);
+                return a;
+            }
+        };
         let s = |v: &str| v.to_string();
         let mut a = vec![s(self.program())];
         match self {
@@ -147,6 +157,15 @@ impl Load {
                 }
         )
     }
+}
+
+/// What a client run requests.
+pub enum Target {
+    /// One URL, every time.
+    Url(String),
+    /// A real-site cell's arguments (`traffic`): h2load's `-i` list of
+    /// paths and the browser's fields.
+    Traffic(Vec<String>),
 }
 
 /// A second of load on `url`, so that no server is measured cold.
@@ -603,7 +622,7 @@ mod tests {
             duration_s: 3,
         };
         let argv = load.argv(
-            "https://127.0.0.1:8443/1k".into(),
+            Target::Url("https://127.0.0.1:8443/1k".into()),
             None,
             Path::new("/"),
             0.0,

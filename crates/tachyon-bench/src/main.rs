@@ -19,6 +19,7 @@
 //!   read and non-reading pipeliners.
 
 mod abuse;
+mod browser;
 mod build;
 mod charts;
 mod clients;
@@ -27,6 +28,7 @@ mod footprint;
 mod machine;
 mod peers;
 mod proc;
+mod realsite;
 mod report;
 mod results;
 mod runner;
@@ -35,6 +37,8 @@ mod site;
 mod soak;
 mod sources;
 mod suites;
+mod summary;
+mod traffic;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -88,6 +92,26 @@ enum Cmd {
     /// A normal wrk client's success rate, p99 and the server's RSS while
     /// 1,000+ hostile connections attack, against its unloaded run
     Abuse(AbuseArgs),
+    /// Print the README's figures table from finished runs (one row per
+    /// seed and protocol), or write it into the README between its markers
+    Figures {
+        /// Results folders (each with results.json)
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Rewrite the table in this README
+        #[arg(long)]
+        readme: Option<PathBuf>,
+    },
+    /// Capture the request headers of headless Chromium (the real-site
+    /// suites send them) into bench/browser/chromium.json
+    BrowserHeaders {
+        /// The browser to run headless
+        #[arg(long, default_value = "chromium-headless-shell")]
+        browser: PathBuf,
+        /// Where to write the captured set
+        #[arg(long, default_value = "bench/browser/chromium.json")]
+        out: PathBuf,
+    },
     /// Run the floor server (started by `run`; not a web server)
     #[command(hide = true)]
     Floor {
@@ -104,8 +128,10 @@ enum Cmd {
 struct RunArgs {
     /// Suites, comma-separated: sparecores, linuxconfig, boa, fabhttp, binserve, efficiency,
     /// pipeline, churn, large, compressed, latency, c10k, footprint, tls (HTTPS; servers
-    /// without TLS are skipped, not in all), h2 and h2c (HTTP/2 over TLS and cleartext, h2load; each alone), logging (issue 17, not in all), quick,
-    /// smoke, all
+    /// without TLS are skipped, not in all), h2 and h2c (HTTP/2 over TLS and cleartext, h2load;
+    /// each alone), logging (issue 17, not in all), real (the Python docs and a web app with a
+    /// browser's headers, HTTP/1.1), real-h2c and real-tls (the same over h2c, and over TLS with
+    /// HTTP/1.1 and HTTP/2; each alone), quick, smoke, all
     #[arg(long, value_delimiter = ',', default_value = "quick")]
     suite: Vec<String>,
     /// Servers, comma-separated: tachyon, tachyon-bare, tachyon-sendfile, tachyon-baseline
@@ -225,6 +251,11 @@ fn main() -> ExitCode {
             out,
         }),
         Cmd::Soak(args) => soak_command(args),
+        Cmd::Figures { dirs, readme } => summary::figures(&dirs, readme.as_deref()),
+        Cmd::BrowserHeaders { browser, out } => {
+            let browser = peers::which(&browser.to_string_lossy()).unwrap_or(browser);
+            browser::capture(&browser, &out)
+        }
         Cmd::Abuse(args) => abuse_command(args),
         Cmd::Floor {
             port,

@@ -119,6 +119,18 @@ impl Peer {
         )
     }
 
+    /// A build of tachyon (this workspace's or the baseline).
+    pub fn is_tachyon(self) -> bool {
+        matches!(
+            self,
+            Peer::Tachyon
+                | Peer::TachyonBare
+                | Peer::TachyonSendfile
+                | Peer::TachyonBaseline
+                | Peer::TachyonLogged
+        )
+    }
+
     /// The source archive a peer is built from (`tachyon-bench setup`).
     pub fn source(self) -> Option<Source> {
         match self {
@@ -213,6 +225,10 @@ pub struct Env {
     /// it configured use their `-h2c` twin, and readiness is probed over
     /// HTTP/2.
     pub h2c: bool,
+    /// Start tachyon only once its variants are built (the real-site
+    /// suites send `Accept-Encoding`; until then it would answer with
+    /// what it has built so far).
+    pub variants_wait: bool,
 }
 
 /// The certificate every server of a TLS run uses: one ECDSA P-256 key
@@ -278,6 +294,10 @@ impl Running {
             h2c: env.h2c,
         };
         running.wait_ready(env)?;
+        // tachyon-bare builds no variants.
+        if env.variants_wait && peer.is_tachyon() && peer != Peer::TachyonBare {
+            running.wait_for_variants(env)?;
+        }
         running.rss_at_rest = crate::proc::rss_bytes(running.pid());
         Ok(running)
     }
@@ -324,6 +344,32 @@ impl Running {
         }
         bail!(
             "{} did not answer GET /1k with 200 within 20 s",
+            self.peer.name()
+        )
+    }
+
+    /// Waits for tachyon's line saying its background compression is done
+    /// (it runs without `--quiet` when `variants_wait` is set).
+    fn wait_for_variants(&mut self, env: &Env) -> anyhow::Result<()> {
+        const DONE: &str = "reloaded (variants built in the background)";
+        let log = env.run_dir.join(format!("{}.out", self.peer.name()));
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(900) {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if text.contains(DONE) {
+                return Ok(());
+            }
+            if !self.is_alive() {
+                bail!(
+                    "{} exited while compressing: {}",
+                    self.peer.name(),
+                    text.trim()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        bail!(
+            "{} did not finish compressing within 15 minutes",
             self.peer.name()
         )
     }
@@ -427,7 +473,10 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
                 Peer::TachyonBaseline => Command::new(baseline_bin()?),
                 _ => Command::new(&env.tachyon_bin),
             };
-            c.arg(&env.root).args(["--threads", &workers, "--quiet"]);
+            c.arg(&env.root).args(["--threads", &workers]);
+            if !env.variants_wait {
+                c.arg("--quiet");
+            }
             if peer != Peer::TachyonBaseline {
                 // No cache folder: a run writes nothing outside its own
                 // folder. (An older baseline build may not know the option.)

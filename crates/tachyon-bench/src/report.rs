@@ -2,8 +2,9 @@
 //! `report.md`, `report.html` (self-contained) and `charts/*.svg` (and `.png`).
 //!
 //! Medians over the ok rounds, with min–max; rows with problems are counted
-//! and their problems listed, never averaged in. Ratios are to nginx (tuned)
-//! and to the floor server, measured in the same run.
+//! and their problems listed, never averaged in. Ratios are to the best
+//! peer, to nginx (tuned) and to the floor server, measured in the same run;
+//! a summary table opens the report (`summary`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -586,6 +587,17 @@ fn footprint_columns<'c>(cell: &'c CellRows<'_>) -> Vec<Column<'c>> {
 /// Throughput, cost and latency under a load client; some columns only
 /// where they mean something (large files, open loop, seed 003's p90 goal,
 /// compressed responses).
+/// The highest median among the cell's peers (neither tachyon nor the
+/// floor).
+fn best_peer(cell: &CellRows<'_>, f: impl Fn(&str) -> Option<Stat>) -> Option<Stat> {
+    cell.by_server
+        .iter()
+        .map(|(s, _)| *s)
+        .filter(|s| !s.starts_with("tachyon") && *s != "floor")
+        .filter_map(f)
+        .max_by(|a, b| a.median.total_cmp(&b.median))
+}
+
 fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec<Column<'c>> {
     let eff = move |s: &str| cell.metric(s, |r| r.req_per_server_cpu_s());
     let bytes = move |s: &str| cell.metric(s, |r| r.bytes_per_server_cpu_s());
@@ -621,6 +633,9 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
                 max: 1e6 / s.min,
             });
             fmt_stat(per_request, |v| format!("{v:.1}"))
+        }),
+        column("× best peer", move |server, _| {
+            ratio(eff(server), best_peer(cell, eff))
         }),
         column("× nginx", move |server, _| {
             ratio(eff(server), eff("nginx"))
@@ -663,7 +678,10 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
             })
         }));
     }
-    if cell.suite == Suite::Compressed {
+    if matches!(
+        cell.suite,
+        Suite::Compressed | Suite::Real | Suite::RealH2c | Suite::RealTls
+    ) {
         columns.push(column("bytes / response", move |server, _| {
             let per = cell.metric(server, |r| {
                 (r.client.requests > 0)
@@ -674,6 +692,16 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
     }
     columns.push(column("problems", |_, rows| problems(rows)));
     columns
+}
+
+/// One line per suite: tachyon ÷ the best peer over its cells.
+fn summary_table(results: &Results) -> Table {
+    let cells = crate::summary::cells(results);
+    Table {
+        caption: "tachyon ÷ the best peer of each cell (the highest median among the servers that are neither tachyon nor the floor), median over the suite's cells and their range".into(),
+        headers: crate::summary::SUITE_HEADERS.iter().map(|h| h.to_string()).collect(),
+        rows: crate::summary::suite_table(&cells),
+    }
 }
 
 fn machine_lines(r: &Results) -> Vec<String> {
@@ -728,6 +756,24 @@ fn markdown(results: &Results, sections: &[Section]) -> String {
         let _ = writeln!(md, "- {line}");
     }
     let _ = writeln!(md, "\n{MEDIANS} Servers interleaved cell by cell. {RATIOS}");
+    let summary = summary_table(results);
+    if !summary.rows.is_empty() {
+        let _ = write!(
+            md,
+            "\n## Summary\n\n{}\n\n| {} |\n|{}|\n",
+            summary.caption,
+            summary.headers.join(" | "),
+            summary
+                .headers
+                .iter()
+                .map(|_| "---")
+                .collect::<Vec<_>>()
+                .join("|")
+        );
+        for row in &summary.rows {
+            let _ = writeln!(md, "| {} |", row.join(" | "));
+        }
+    }
     for s in sections {
         let _ = write!(md, "\n## {}\n\n{}\n", s.title, s.intro);
         for (name, _) in &s.charts {
@@ -771,6 +817,26 @@ fn html(results: &Results, sections: &[Section]) -> String {
         let _ = write!(h, "<li>{}</li>", esc(&line).replace('`', ""));
     }
     let _ = write!(h, "</ul><p>{MEDIANS} {RATIOS}</p>");
+    let summary = summary_table(results);
+    if !summary.rows.is_empty() {
+        let _ = write!(
+            h,
+            "<h2>Summary</h2><table><caption>{}</caption><tr>",
+            esc(&summary.caption)
+        );
+        for head in &summary.headers {
+            let _ = write!(h, "<th>{}</th>", esc(head));
+        }
+        h.push_str("</tr>");
+        for row in &summary.rows {
+            h.push_str("<tr>");
+            for c in row {
+                let _ = write!(h, "<td>{}</td>", esc(c));
+            }
+            h.push_str("</tr>");
+        }
+        h.push_str("</table>");
+    }
     for s in sections {
         let _ = write!(
             h,
@@ -892,14 +958,19 @@ mod tests {
         assert_eq!(us[1], "2/3");
         // tachyon: 200k and 250k req/CPU-s → median 225k; nginx 100k; floor 250k.
         assert_eq!(us[3], "225.0k (200.0k–250.0k)");
+        // × best peer (nginx, the only one), × nginx, × floor.
         assert_eq!(us[5], "2.25×");
-        assert_eq!(us[6], "0.90×");
+        assert_eq!(us[6], "2.25×");
+        assert_eq!(us[7], "0.90×");
         assert!(
             us.last().unwrap().contains("socket errors"),
             "bad round is listed"
         );
         let md = markdown(&results, &sections);
         assert!(md.contains("## efficiency") && md.contains("charts/efficiency-1k.svg"));
+        // The summary opens the report: one line for the suite.
+        assert!(md.contains("## Summary"), "{md}");
+        assert!(md.contains("| efficiency | 1 | 2.25× |"), "{md}");
         assert!(html(&results, &sections).contains("<svg"));
     }
 }

@@ -153,6 +153,10 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
         .transpose()?;
     let h2c = h2c_run(cells)?;
     crate::site::generate(&www)?;
+    let real = cells.iter().any(|c| c.traffic.is_some());
+    if real {
+        crate::realsite::generate(&www)?;
+    }
     crate::site::generate_small(&opts.out.join("www-small"))?;
     for script in [suites::Script::FabRandom, suites::Script::Pipeline16] {
         std::fs::write(run_dir.join(script.file_name()), script.source())?;
@@ -196,16 +200,14 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
         workers: opts.workers,
         tls,
         h2c,
+        variants_wait: real,
     })
 }
 
 /// Whether this run serves HTTPS: when its cells are the `tls` suite's,
 /// which cannot share a run with plain cells, nor run servers without TLS.
 fn tls_run(cells: &[Cell], servers: &[Peer]) -> anyhow::Result<bool> {
-    let tls = cells
-        .iter()
-        .filter(|c| matches!(c.suite, Suite::Tls | Suite::H2))
-        .count();
+    let tls = cells.iter().filter(|c| c.suite.is_tls()).count();
     if tls == 0 {
         return Ok(false);
     }
@@ -229,7 +231,7 @@ fn tls_run(cells: &[Cell], servers: &[Peer]) -> anyhow::Result<bool> {
 /// Whether this run serves h2c: when its cells are the `h2c` suite's,
 /// which run alone (nginx's h2c listener speaks only HTTP/2).
 fn h2c_run(cells: &[Cell]) -> anyhow::Result<bool> {
-    let h2c = cells.iter().filter(|c| c.suite == Suite::H2c).count();
+    let h2c = cells.iter().filter(|c| c.suite.is_h2c()).count();
     if h2c > 0 && h2c != cells.len() {
         bail!("the h2c suite runs alone: nginx's h2c listener speaks only HTTP/2");
     }
@@ -546,7 +548,7 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     }
     let load = match &cell.workload {
         Workload::Footprint { conns } => {
-            let h2 = matches!(cell.suite, Suite::H2 | Suite::H2c);
+            let h2 = matches!(cell.suite, Suite::H2 | Suite::H2c | Suite::RealH2c);
             crate::footprint::measure(server, env, *conns, h2, &mut row);
             return row;
         }
@@ -562,12 +564,25 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     if let Load::Wrk { threads, .. } | Load::H2load { threads, .. } = load {
         row.threads = Some(*threads);
     }
-    let argv = load.argv(
-        server.url(&cell.path),
-        cell.accept_encoding,
-        &env.run_dir,
-        rate,
-    );
+    let target = match cell.traffic {
+        None => clients::Target::Url(server.url(&cell.path)),
+        Some(traffic) => match traffic.h2load_args(&server.url(""), &env.root, &env.run_dir) {
+            Ok(args) => clients::Target::Traffic(args),
+            Err(e) => {
+                row.ok = false;
+                row.problems.push(format!("{e:#}"));
+                return row;
+            }
+        },
+    };
+    if let (Some(traffic), Load::H2load { h2, .. }, 1) = (cell.traffic, load, round) {
+        // Every path answered, and answered right, before it is measured.
+        match traffic.check(&server.url(""), *h2, &env.root, &env.run_dir) {
+            Ok(problems) => row.problems.extend(problems),
+            Err(e) => row.problems.push(format!("{e:#}")),
+        }
+    }
+    let argv = load.argv(target, cell.accept_encoding, &env.run_dir, rate);
     row.client_command = shell_words(&argv);
     let timeout = Duration::from_secs_f64(cell.expected_s() * 3.0 + 60.0);
     // Many-connection cells also check the server really held them all.

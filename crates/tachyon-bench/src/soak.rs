@@ -94,6 +94,7 @@ pub fn soak(opts: &SoakOptions) -> anyhow::Result<()> {
         workers: opts.workers,
         tls: None,
         h2c: false,
+        variants_wait: false,
     };
     let mut outcomes = Vec::new();
     for &peer in &opts.servers {

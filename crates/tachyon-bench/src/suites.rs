@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::realsite::RealSite;
 use crate::site;
+use crate::traffic::Traffic;
 
 /// What a cell measures: a load client's run, or the server's memory with
 /// idle connections held (no client).
@@ -112,6 +114,8 @@ pub struct Cell {
     pub workload: Workload,
     /// Sent as `Accept-Encoding`; responses may then be smaller than the file.
     pub accept_encoding: Option<&'static str>,
+    /// A real-site cell: a browser's requests to a real site's paths.
+    pub traffic: Option<Traffic>,
 }
 
 impl Cell {
@@ -195,12 +199,20 @@ pub enum Suite {
     /// The access log's cost: 1 KiB at c=32 and c=256 (issue 17), run
     /// with `tachyon,tachyon-logged,nginx,nginx-logged`.
     Logging,
+    /// Real sites fetched as a browser fetches them, HTTP/1.1 (issue 43).
+    Real,
+    /// The same over h2c; runs alone like `h2c`.
+    #[serde(rename = "real-h2c")]
+    RealH2c,
+    /// The same over TLS, HTTP/1.1 and HTTP/2; runs alone like `tls`.
+    #[serde(rename = "real-tls")]
+    RealTls,
     Quick,
     Smoke,
 }
 
 impl Suite {
-    pub const ALL: [Suite; 19] = [
+    pub const ALL: [Suite; 22] = [
         Suite::SpareCores,
         Suite::LinuxConfig,
         Suite::Boa,
@@ -218,6 +230,9 @@ impl Suite {
         Suite::H2,
         Suite::H2c,
         Suite::Logging,
+        Suite::Real,
+        Suite::RealH2c,
+        Suite::RealTls,
         Suite::Quick,
         Suite::Smoke,
     ];
@@ -241,6 +256,9 @@ impl Suite {
             Suite::H2 => "h2",
             Suite::H2c => "h2c",
             Suite::Logging => "logging",
+            Suite::Real => "real",
+            Suite::RealH2c => "real-h2c",
+            Suite::RealTls => "real-tls",
             Suite::Quick => "quick",
             Suite::Smoke => "smoke",
         }
@@ -263,7 +281,20 @@ impl Suite {
                 | Suite::H2
                 | Suite::H2c
                 | Suite::Logging
+                | Suite::Real
+                | Suite::RealH2c
+                | Suite::RealTls
         )
+    }
+
+    /// Serves HTTPS only: runs alone, with servers that speak TLS.
+    pub fn is_tls(self) -> bool {
+        matches!(self, Suite::Tls | Suite::H2 | Suite::RealTls)
+    }
+
+    /// Serves h2c with prior knowledge: runs alone.
+    pub fn is_h2c(self) -> bool {
+        matches!(self, Suite::H2c | Suite::RealH2c)
     }
 
     /// This suite's cells.
@@ -286,6 +317,7 @@ impl Suite {
             Suite::H2 => h2,
             Suite::H2c => h2c,
             Suite::Logging => logging,
+            Suite::Real | Suite::RealH2c | Suite::RealTls => return real(self, plan),
             Suite::Quick => quick,
             Suite::Smoke => smoke,
         };
@@ -365,6 +397,7 @@ fn cell(
         path: path.into(),
         workload: workload.into(),
         accept_encoding: None,
+        traffic: None,
     }
 }
 
@@ -739,6 +772,67 @@ fn h2load_cells(suite: Suite, plan: &Plan) -> Vec<Cell> {
                         h2: true,
                     },
                 ));
+            }
+        }
+    }
+    out
+}
+
+/// Issue 43: real sites as a browser fetches them. For each site (the
+/// Python docs, the web app) and protocol: every file of the site in turn
+/// with `identity`, with the browser's codings (the peers compressing as
+/// deployed), and with them on the twin with precompressed siblings (the
+/// best the peers can do); and one page with its resources, repeated on
+/// each connection, with the browser's codings. HTTP/1.1 is one request
+/// at a time per connection (h2load `--h1 -m1`); HTTP/2 10 streams for the
+/// file lists, 32 for the page (all of its resources at once).
+fn real(suite: Suite, plan: &Plan) -> Vec<Cell> {
+    let protocols: &[bool] = match suite {
+        Suite::Real => &[false],
+        Suite::RealH2c => &[true],
+        _ => &[false, true],
+    };
+    let mut out = Vec::new();
+    for site in RealSite::ALL {
+        for &h2 in protocols {
+            for (precompressed, page, identity) in [
+                (false, false, true),
+                (false, false, false),
+                (true, false, false),
+                (false, true, false),
+            ] {
+                let traffic = Traffic {
+                    site,
+                    precompressed,
+                    page,
+                    identity,
+                };
+                let (conns, streams) = match (h2, page) {
+                    (false, false) => (32, 1),
+                    (false, true) => (8, 1),
+                    (true, false) => (32, 10),
+                    (true, true) => (8, 32),
+                };
+                let proto = if h2 {
+                    format!("h2 c{conns} m{streams}")
+                } else {
+                    format!("h1 c{conns}")
+                };
+                let mut c = cell(
+                    suite,
+                    "i43",
+                    format!("{} {proto}", traffic.describe()),
+                    &format!("/{}/index.html", site.dir(precompressed)),
+                    Load::H2load {
+                        conns,
+                        threads: 1,
+                        streams,
+                        duration_s: plan.secs(5),
+                        h2,
+                    },
+                );
+                c.traffic = Some(traffic);
+                out.push(c);
             }
         }
     }

@@ -1,0 +1,362 @@
+//! tachyon against the best peer, cell by cell and suite by suite: the
+//! report's opening table, and the README's figures table
+//! (`tachyon-bench figures DIR… --readme README.md`), so that no figure
+//! there is written by hand.
+//!
+//! Owns: which server is the best peer of a cell (the highest median
+//! among the servers that are neither a tachyon build nor the floor; by
+//! raw rate and by requests per server CPU-second separately) and the
+//! ratios. Does not own: the medians (`report::stat`).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{bail, Context};
+
+use crate::report::{stat, Stat};
+use crate::results::{Results, Row};
+use crate::suites::Suite;
+
+/// tachyon against the best peer in one cell.
+#[derive(Debug, Clone)]
+pub struct CellSummary {
+    pub suite: Suite,
+    pub seed: String,
+    pub cell: String,
+    /// tachyon's raw rate ÷ the best peer's raw rate.
+    pub raw: Option<f64>,
+    /// tachyon's requests per server CPU-second ÷ the best peer's.
+    pub per_cpu: Option<f64>,
+    /// The peer with the best requests per server CPU-second.
+    pub best_peer: Option<String>,
+    /// tachyon's requests per server CPU-second ÷ the floor's.
+    pub floor: Option<f64>,
+}
+
+impl CellSummary {
+    /// How the cell's requests travel.
+    pub fn protocol(&self) -> &'static str {
+        let h2 = self.cell.split_whitespace().any(|w| w == "h2");
+        match self.suite {
+            Suite::Tls => "HTTPS/1.1",
+            Suite::H2 => "HTTP/2 (TLS)",
+            Suite::H2c | Suite::RealH2c => "h2c",
+            Suite::RealTls if h2 => "HTTP/2 (TLS)",
+            Suite::RealTls => "HTTPS/1.1",
+            _ => "HTTP/1.1",
+        }
+    }
+
+    /// Real sites fetched as a browser fetches them, or a seed's synthetic
+    /// workload.
+    pub fn is_real(&self) -> bool {
+        matches!(self.suite, Suite::Real | Suite::RealH2c | Suite::RealTls)
+    }
+}
+
+fn is_peer(server: &str) -> bool {
+    !server.starts_with("tachyon") && server != "floor"
+}
+
+/// The median of `f` over a server's ok rows of a cell.
+fn median(rows: &[&Row], server: &str, f: impl Fn(&Row) -> Option<f64>) -> Option<Stat> {
+    let values: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.server == server && r.ok)
+        .filter_map(|r| f(r))
+        .collect();
+    stat(&values)
+}
+
+/// Every load cell of a run in which tachyon ran, in run order
+/// (footprint cells have no rate and are left out).
+pub fn cells(results: &Results) -> Vec<CellSummary> {
+    let mut keys: Vec<(Suite, &str, &str)> = Vec::new();
+    for row in &results.rows {
+        let key = (row.suite, row.seed.as_str(), row.cell.as_str());
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let servers: Vec<&str> = results.servers.iter().map(|s| s.name.as_str()).collect();
+    keys.into_iter()
+        .filter_map(|(suite, seed, cell)| {
+            let rows: Vec<&Row> = results
+                .rows
+                .iter()
+                .filter(|r| r.suite == suite && r.cell == cell)
+                .collect();
+            if rows.iter().any(|r| r.idle_conns_held.is_some()) {
+                return None;
+            }
+            let raw = |s: &str| median(&rows, s, |r| Some(r.client.rps)).map(|m| m.median);
+            let eff = |s: &str| median(&rows, s, |r| r.req_per_server_cpu_s()).map(|m| m.median);
+            let tachyon_raw = raw("tachyon")?;
+            let tachyon_eff = eff("tachyon");
+            let best = |f: &dyn Fn(&str) -> Option<f64>| {
+                servers
+                    .iter()
+                    .filter(|s| is_peer(s))
+                    .filter_map(|s| Some((*s, f(s)?)))
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+            };
+            let best_raw = best(&raw);
+            let best_eff = best(&eff);
+            Some(CellSummary {
+                suite,
+                seed: seed.to_string(),
+                cell: cell.to_string(),
+                raw: best_raw.map(|(_, v)| tachyon_raw / v),
+                per_cpu: tachyon_eff.zip(best_eff).map(|(t, (_, v))| t / v),
+                best_peer: best_eff.map(|(s, _)| s.to_string()),
+                floor: tachyon_eff.zip(eff("floor")).map(|(t, f)| t / f),
+            })
+        })
+        .collect()
+}
+
+/// `1.21× (0.98–1.40×)` over several cells; the range only when they
+/// differ.
+fn spread(values: &[f64]) -> String {
+    match stat(values) {
+        None => "–".into(),
+        Some(s) if values.len() == 1 || (s.max - s.min) < 0.005 => format!("{:.2}×", s.median),
+        Some(s) => format!("{:.2}× ({:.2}–{:.2}×)", s.median, s.min, s.max),
+    }
+}
+
+/// The cell with the lowest requests per server CPU-second against its
+/// best peer, as `label (0.91× nginx)`.
+fn worst(cells: &[&CellSummary]) -> String {
+    cells
+        .iter()
+        .filter_map(|c| Some((c, c.per_cpu?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or("–".into(), |(c, v)| {
+            format!(
+                "{} ({v:.2}× {})",
+                c.cell,
+                c.best_peer.as_deref().unwrap_or("?")
+            )
+        })
+}
+
+/// The report's opening table: one line per suite, tachyon ÷ the best
+/// peer over the suite's cells (median, and the range).
+pub fn suite_table(cells: &[CellSummary]) -> Vec<Vec<String>> {
+    let mut suites: Vec<Suite> = Vec::new();
+    for c in cells {
+        if !suites.contains(&c.suite) {
+            suites.push(c.suite);
+        }
+    }
+    suites
+        .into_iter()
+        .map(|suite| {
+            let of: Vec<&CellSummary> = cells.iter().filter(|c| c.suite == suite).collect();
+            let collect = |f: fn(&CellSummary) -> Option<f64>| -> Vec<f64> {
+                of.iter().filter_map(|c| f(c)).collect()
+            };
+            vec![
+                suite.to_string(),
+                of.len().to_string(),
+                spread(&collect(|c| c.per_cpu)),
+                spread(&collect(|c| c.raw)),
+                spread(&collect(|c| c.floor)),
+                worst(&of),
+            ]
+        })
+        .collect()
+}
+
+pub const SUITE_HEADERS: [&str; 6] = [
+    "suite",
+    "cells",
+    "tachyon ÷ best peer, req per server CPU-s",
+    "tachyon ÷ best peer, raw req/s",
+    "tachyon ÷ floor, per CPU-s",
+    "lowest cell per CPU-s",
+];
+
+/// The README's table over several runs: one row per seed and protocol.
+pub fn figures_table(runs: &[(String, Results)]) -> String {
+    let mut rows: Vec<(String, &'static str, bool, String, Vec<CellSummary>)> = Vec::new();
+    for (dir, results) in runs {
+        for cell in cells(results) {
+            let key = (cell.seed.clone(), cell.protocol(), cell.is_real());
+            match rows
+                .iter_mut()
+                .find(|r| (r.0.clone(), r.1, r.2) == key && r.3 == *dir)
+            {
+                Some(row) => row.4.push(cell),
+                None => rows.push((key.0, key.1, key.2, dir.clone(), vec![cell])),
+            }
+        }
+    }
+    let mut out = String::from(
+        "| workload | traffic | protocol | cells | tachyon ÷ best peer, per server CPU-s | raw req/s | ÷ floor, per CPU-s | lowest cell | run |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for (seed, protocol, real, dir, cells) in &rows {
+        let refs: Vec<&CellSummary> = cells.iter().collect();
+        let collect = |f: fn(&CellSummary) -> Option<f64>| -> Vec<f64> {
+            cells.iter().filter_map(f).collect()
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {protocol} | {} | {} | {} | {} | {} | [{}]({dir}/report.md) |",
+            workload(seed, &cells[0]),
+            if *real { "real" } else { "synthetic" },
+            cells.len(),
+            spread(&collect(|c| c.per_cpu)),
+            spread(&collect(|c| c.raw)),
+            spread(&collect(|c| c.floor)),
+            worst(&refs),
+            dir.rsplit('/').next().unwrap_or(dir),
+        );
+    }
+    out
+}
+
+fn workload(seed: &str, cell: &CellSummary) -> String {
+    match seed {
+        "000" => "seed 000 Spare Cores".into(),
+        "001" => "seed 001 LinuxConfig".into(),
+        "002" => "seed 002 Boa".into(),
+        "003" => "seed 003 fabhttp".into(),
+        "004" => "seed 004 binserve".into(),
+        "tfb" => "TechEmpower pipelining".into(),
+        "i4" => "a 100 KB script, compressed".into(),
+        "i15" => "TLS handshakes and transfers".into(),
+        "i16" => "h2load 1 KiB / 64 KiB".into(),
+        "i43" => "Python docs and a web app, browser headers".into(),
+        _ => format!("{} ({seed})", cell.suite),
+    }
+}
+
+/// Where the generated table sits in the README.
+const BEGIN: &str = "<!-- figures: made by `tachyon-bench figures`; do not edit by hand -->";
+const END: &str = "<!-- /figures -->";
+
+/// `tachyon-bench figures DIR… [--readme FILE]`: prints the table, or
+/// writes it between the README's markers.
+pub fn figures(dirs: &[std::path::PathBuf], readme: Option<&Path>) -> anyhow::Result<()> {
+    let mut runs = Vec::new();
+    for dir in dirs {
+        let path = dir.join("results.json");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let results: Results =
+            serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        runs.push((dir.display().to_string(), results));
+    }
+    let table = figures_table(&runs);
+    let Some(readme) = readme else {
+        print!("{table}");
+        return Ok(());
+    };
+    let text =
+        std::fs::read_to_string(readme).with_context(|| format!("reading {}", readme.display()))?;
+    let (Some(begin), Some(end)) = (text.find(BEGIN), text.find(END)) else {
+        bail!("{} has no {BEGIN} … {END} markers", readme.display());
+    };
+    let base = readme.parent().unwrap_or(Path::new("."));
+    let table = runs.iter().fold(table, |t, (dir, _)| {
+        let rel = Path::new(dir)
+            .strip_prefix(base)
+            .map_or(dir.clone(), |p| p.display().to_string());
+        t.replace(&format!("]({dir}/"), &format!("]({rel}/"))
+    });
+    let new = format!("{}{BEGIN}\n{table}{}", &text[..begin], &text[end..]);
+    std::fs::write(readme, new)?;
+    println!(
+        "{}: figures table from {} runs",
+        readme.display(),
+        runs.len()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clients::ClientReport;
+    use crate::results::ServerInfo;
+
+    fn row(server: &str, rps: f64, cpu_s: f64) -> Row {
+        Row {
+            suite: Suite::Efficiency,
+            seed: "000".into(),
+            cell: "1k t1 c32".into(),
+            server: server.into(),
+            round: 1,
+            ok: true,
+            client: ClientReport {
+                rps,
+                requests: (rps * 10.0) as u64,
+                duration_s: 10.0,
+                ..ClientReport::default()
+            },
+            server_usr_s: cpu_s,
+            ..Row::default()
+        }
+    }
+
+    fn results(rows: Vec<Row>) -> Results {
+        let names = ["tachyon", "floor", "nginx", "h2o"];
+        Results {
+            schema_version: 1,
+            machine: Default::default(),
+            command: String::new(),
+            started: String::new(),
+            finished: None,
+            resumed: Vec::new(),
+            servers: names
+                .iter()
+                .map(|n| ServerInfo {
+                    name: n.to_string(),
+                    version: String::new(),
+                    workers: 2,
+                    rss_at_rest_bytes: 0,
+                    binary_bytes: None,
+                })
+                .collect(),
+            rows,
+        }
+    }
+
+    #[test]
+    fn the_best_peer_is_chosen_per_measure_and_never_the_floor() {
+        // nginx is faster raw, h2o cheaper per request; the floor beats both.
+        let r = results(vec![
+            row("tachyon", 150_000.0, 10.0),
+            row("floor", 200_000.0, 10.0),
+            row("nginx", 100_000.0, 10.0),
+            row("h2o", 90_000.0, 6.0),
+        ]);
+        let cells = cells(&r);
+        assert_eq!(cells.len(), 1);
+        let c = &cells[0];
+        assert!((c.raw.unwrap() - 1.5).abs() < 1e-9, "{c:?}");
+        // tachyon 150k req/CPU-s against h2o's 150k.
+        assert!((c.per_cpu.unwrap() - 1.0).abs() < 1e-9, "{c:?}");
+        assert_eq!(c.best_peer.as_deref(), Some("h2o"));
+        assert!((c.floor.unwrap() - 0.75).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_figures_table_has_a_row_per_seed_and_protocol() {
+        let r = results(vec![
+            row("tachyon", 150_000.0, 10.0),
+            row("nginx", 100_000.0, 10.0),
+        ]);
+        let table = figures_table(&[("bench/results/x".into(), r)]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3, "{table}");
+        assert!(
+            lines[2].starts_with(
+                "| seed 000 Spare Cores | synthetic | HTTP/1.1 | 1 | 1.50× | 1.50× | – |"
+            ),
+            "{table}"
+        );
+    }
+}
