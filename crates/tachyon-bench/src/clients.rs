@@ -35,16 +35,6 @@ impl Load {
         scripts: &Path,
         rate: f64,
     ) -> Vec<String> {
-        let url = match target {
-            Target::Url(url) => url,
-            Target::Traffic(args) => {
-                // A real-site cell: h2load's input list and fields.
-                let mut a = self.argv(Target::Url(String::new()), None, scripts, rate);
-                a.pop();
-                a.extend(args);
-                return a;
-            }
-        };
         let s = |v: &str| v.to_string();
         let mut a = vec![s(self.program())];
         match self {
@@ -102,8 +92,13 @@ impl Load {
                     format!("-c{conns}"),
                     format!("-t{threads}"),
                     format!("-m{streams}"),
-                    format!("-D{duration_s}"),
                 ]);
+                match &target {
+                    // Whole passes over the list: every server answers
+                    // the same requests.
+                    Target::Traffic { requests, .. } => a.push(format!("-n{requests}")),
+                    Target::Url(_) => a.push(format!("-D{duration_s}")),
+                }
             }
             Load::Oha {
                 conns, duration_s, ..
@@ -121,7 +116,11 @@ impl Load {
             ]),
             Load::STime { resume, duration_s } => {
                 // s_time takes the host and the path apart, not a URL.
-                let rest = url.strip_prefix("https://").unwrap_or(&url);
+                let url = match &target {
+                    Target::Url(url) => url.as_str(),
+                    Target::Traffic { .. } => "",
+                };
+                let rest = url.strip_prefix("https://").unwrap_or(url);
                 let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
                 a.extend([s("s_time"), s("-connect"), s(host), s("-www")]);
                 a.push(if path.is_empty() { s("/") } else { s(path) });
@@ -130,7 +129,10 @@ impl Load {
                 return a;
             }
         }
-        a.push(url);
+        match target {
+            Target::Url(url) => a.push(url),
+            Target::Traffic { args, .. } => a.extend(args),
+        }
         a
     }
 
@@ -164,8 +166,9 @@ pub enum Target {
     /// One URL, every time.
     Url(String),
     /// A real-site cell's arguments (`traffic`): h2load's `-i` list of
-    /// paths and the browser's fields.
-    Traffic(Vec<String>),
+    /// paths and the browser's fields, and how many requests: whole passes
+    /// over the list by every connection.
+    Traffic { args: Vec<String>, requests: u64 },
 }
 
 /// A second of load on `url`, so that no server is measured cold.

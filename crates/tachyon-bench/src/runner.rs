@@ -566,8 +566,11 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     }
     let target = match cell.traffic {
         None => clients::Target::Url(server.url(&cell.path)),
-        Some(traffic) => match traffic.h2load_args(&server.url(""), &env.root, &env.run_dir) {
-            Ok(args) => clients::Target::Traffic(args),
+        Some(traffic) => match traffic
+            .h2load_args(&server.url(""), &env.root, &env.run_dir)
+            .and_then(|args| Ok((args, traffic.requests(cell.conns(), &env.root)?)))
+        {
+            Ok((args, requests)) => clients::Target::Traffic { args, requests },
             Err(e) => {
                 row.ok = false;
                 row.problems.push(format!("{e:#}"));
@@ -584,7 +587,11 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     }
     let argv = load.argv(target, cell.accept_encoding, &env.run_dir, rate);
     row.client_command = shell_words(&argv);
-    let timeout = Duration::from_secs_f64(cell.expected_s() * 3.0 + 60.0);
+    // A real-site cell runs a fixed count, as long as the server takes.
+    let timeout = match cell.traffic {
+        Some(_) => Duration::from_secs(900),
+        None => Duration::from_secs_f64(cell.expected_s() * 3.0 + 60.0),
+    };
     // Many-connection cells also check the server really held them all.
     let probe_at = match load {
         Load::Wrk {

@@ -22,6 +22,11 @@ use anyhow::{bail, Context};
 use crate::browser::{HeaderSet, Kind};
 use crate::realsite::{self, RealSite};
 
+/// About how many requests a run sends (see [`Traffic::requests`]): a few
+/// seconds for tachyon, half a minute for a peer compressing every
+/// response at gzip level 6.
+const REQUESTS: u64 = 30_000;
+
 /// What a real-site cell sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Traffic {
@@ -63,6 +68,16 @@ impl Traffic {
             true => (files.page, files.page_bytes),
             false => (files.paths, files.paths_bytes),
         })
+    }
+
+    /// How many requests a run of `conns` connections sends: whole passes
+    /// of every connection over the list (h2load gives each `-n / -c` and
+    /// starts each at the list's top), about [`REQUESTS`] in all, so that
+    /// every server answers the same requests however fast it is.
+    pub fn requests(self, conns: u32, www: &Path) -> anyhow::Result<u64> {
+        let (paths, _) = self.paths(www)?;
+        let pass = u64::from(conns) * paths.len() as u64;
+        Ok(pass * (REQUESTS / pass).max(1))
     }
 
     /// h2load's arguments for a server at `origin` (`http://127.0.0.1:PORT`):
