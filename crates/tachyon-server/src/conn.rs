@@ -686,6 +686,9 @@ impl Conn {
                     batch.upgrade = true;
                     break;
                 }
+                // The preface's first bytes alone ("PRI * HTTP/2.0" split
+                // by the network): wait for the rest before deciding.
+                Err(ParseError::Version) if h2c && PREFACE.starts_with(rest) => break,
                 // A line whose version is not HTTP/x.y at all, on a listener
                 // that also speaks h2c: the client may be an HTTP/2 speaker
                 // with a broken preface, which must see the connection

@@ -53,7 +53,7 @@ pub use limits::Limits;
 pub use live::{Generation, Live};
 pub use pipes::limit_pipes;
 pub use sys::{
-    adopt_listeners, bind_listeners, connection_cap, raise_fd_limit, BindError, Endpoint,
-    ListenOptions, Listeners, Scheme, LOOPBACK_CONGESTION,
+    adopt_listeners, bind_listeners, check_addresses, connection_cap, raise_fd_limit, BindError,
+    Endpoint, ListenOptions, Listeners, Scheme, LOOPBACK_CONGESTION,
 };
 pub use worker::{run, Observe, Shutdown};

@@ -73,7 +73,7 @@ pub const LOOPBACK_CONGESTION: &str = "cubic";
 /// Why the listeners could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum BindError {
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}")]
     Bind {
         addr: SocketAddr,
         source: std::io::Error,
@@ -125,6 +125,19 @@ pub fn bind_listeners(
         local,
         refused,
     })
+}
+
+/// `--check`: fails as binding would when something already listens on
+/// one of `endpoints` (or it cannot be bound at all); binds nothing for
+/// good. Port 0 (any free port) always passes.
+pub fn check_addresses(endpoints: &[Endpoint]) -> Result<(), BindError> {
+    for endpoint in endpoints.iter().filter(|e| e.addr.port() != 0) {
+        probe(endpoint.addr).map_err(|e| BindError::Bind {
+            addr: endpoint.addr,
+            source: e.into(),
+        })?;
+    }
+    Ok(())
 }
 
 /// Listeners handed over by whoever started us (systemd's socket

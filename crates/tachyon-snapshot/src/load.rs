@@ -207,13 +207,13 @@ pub struct Progress {
 /// previous generation keeps serving.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("cannot open document root {path}: {source}")]
+    #[error("cannot open document root {path}")]
     Root { path: PathBuf, source: io::Error },
     #[error("document root {0} is not a directory")]
     NotADirectory(PathBuf),
-    #[error("walking {path}: {source}")]
+    #[error("walking {path}")]
     Walk { path: PathBuf, source: io::Error },
-    #[error("reading {path}: {source}")]
+    #[error("reading {path}")]
     Read { path: PathBuf, source: io::Error },
     #[error("{path} changed while it was being loaded")]
     Changed { path: PathBuf },

@@ -190,7 +190,8 @@ fn socket_activation_serves_on_the_sockets_systemd_hands_over() {
 }
 
 /// `--check` reads what a start would (config, roots, certificates) and
-/// exits 0, or 1 naming what is wrong, without binding anything.
+/// tries its addresses, and exits 0, or 1 naming what is wrong, keeping
+/// nothing bound.
 #[test]
 fn check_validates_the_config_roots_and_certificates() {
     let site = TestSite::new();
@@ -214,6 +215,14 @@ fn check_validates_the_config_roots_and_certificates() {
     let bad = run_tachyon(["--check", "--config", config.to_str().unwrap()]);
     assert_eq!(bad.code, Some(1));
     assert!(bad.stderr.contains("max_memory"), "{}", bad.stderr);
+
+    // A port another program listens on is an error, as it would be at a
+    // start.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().to_string();
+    let bad = run_tachyon([root.to_str().unwrap(), "--check", "--listen", &port]);
+    assert_eq!(bad.code, Some(1), "{}", bad.stdout);
+    assert!(bad.stderr.contains(&port), "{}", bad.stderr);
 
     let cert = site.path("missing-cert.pem");
     let bad = run_tachyon([
@@ -331,4 +340,56 @@ fn healthcheck_asks_the_admin_listener() {
     let wrong = run_tachyon(["--healthcheck", &server.addr.to_string()]);
     assert_eq!(wrong.code, Some(1));
     assert!(wrong.stderr.contains("404"), "{}", wrong.stderr);
+}
+
+/// A port already taken is reported before the site is read (a site of
+/// 4,000 files takes a moment to load; the refusal must not wait for it),
+/// with its cause said once.
+#[test]
+fn a_taken_port_is_reported_at_once_with_its_cause_once() {
+    let site = TestSite::new();
+    for i in 0..4000 {
+        site.file(&format!("www/{i}.html"), "<p>page</p>".repeat(200));
+    }
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().to_string();
+    let exit = run_tachyon([
+        site.path("www").to_str().unwrap(),
+        "--listen",
+        &port,
+        "--cache-dir",
+        "off",
+    ]);
+    assert_eq!(exit.code, Some(1), "{}", exit.stderr);
+    assert!(
+        !exit.stdout.contains("loaded"),
+        "the site was loaded before the bind failed:\n{}",
+        exit.stdout
+    );
+    let cause = "Address already in use";
+    assert_eq!(
+        exit.stderr.matches(cause).count(),
+        1,
+        "the cause said once: {}",
+        exit.stderr
+    );
+    assert!(exit.stderr.contains(&port), "{}", exit.stderr);
+}
+
+/// A root that is missing, or a file, is one clear error, without a
+/// watcher's "cannot watch … retrying" line before it.
+#[test]
+fn a_missing_root_or_a_file_root_is_one_clear_error() {
+    let site = TestSite::new();
+    site.file("file.html", "hi");
+    for (root, says) in [
+        (site.path("nowhere"), "cannot open document root"),
+        (site.path("file.html"), "is not a directory"),
+    ] {
+        let exit = run_tachyon([root.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+        assert_eq!(exit.code, Some(1), "{}", exit.stderr);
+        assert!(exit.stderr.contains(says), "{}", exit.stderr);
+        assert!(!exit.stderr.contains("watch"), "{}", exit.stderr);
+        assert_eq!(exit.stderr.lines().count(), 1, "{}", exit.stderr);
+    }
 }

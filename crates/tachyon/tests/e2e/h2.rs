@@ -344,6 +344,35 @@ fn h2_connect(addr: SocketAddr) -> TcpStream {
     s
 }
 
+/// A preface the network splits inside "PRI * HTTP/2.0" is waited for
+/// whole: the server answers with its SETTINGS, never with an HTTP/1.1
+/// 505 (the first 12 to 15 bytes of the preface fail as an HTTP/1 version).
+#[test]
+fn a_preface_split_after_its_first_bytes_is_waited_for() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &[]);
+    for split in [3, 12, 13, 14, 15, 20] {
+        let mut s = TcpStream::connect(server.addr).unwrap();
+        s.set_nodelay(true).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.write_all(&PREFACE[..split]).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        s.write_all(&PREFACE[split..]).unwrap();
+        s.write_all(&frame(SETTINGS, 0, 0, &[])).unwrap();
+        s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
+            .unwrap();
+        let mut first = [0u8; 9];
+        s.read_exact(&mut first).unwrap();
+        assert_ne!(&first[..5], b"HTTP/", "split at {split}: an HTTP/1 answer");
+        assert_eq!(first[3], SETTINGS, "split at {split}: {first:?}");
+        let mut payload = vec![0u8; u32::from_be_bytes([0, first[0], first[1], first[2]]) as usize];
+        s.read_exact(&mut payload).unwrap();
+        let answered = read_until(&mut s, |kind, stream, _| kind == HEADERS && stream == 1);
+        assert!(answered, "split at {split}: no response to the request");
+    }
+}
+
 /// Reads frames until a GOAWAY (its error code) or the end of the stream.
 fn goaway_code(s: &mut TcpStream) -> Option<u32> {
     let code = std::cell::Cell::new(None);
