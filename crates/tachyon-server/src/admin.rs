@@ -455,26 +455,8 @@ fn reloads(out: &mut String, admin: &Admin) {
         "tachyon_last_reload_success {}",
         u8::from(error.is_none())
     );
-    if let Some(error) = error {
-        head(
-            out,
-            "tachyon_last_reload_error_info",
-            "gauge",
-            "Why the last reload failed.",
-        );
-        let _ = writeln!(
-            out,
-            "tachyon_last_reload_error_info{{error=\"{}\"}} 1",
-            label_value(&error)
-        );
-    }
-}
-
-/// A label value: backslash, quote and newline escaped (format 0.0.4).
-fn label_value(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
+    // Why it failed names files and folders, which stay out of the
+    // scrape (any Prometheus user may read it): /status and the log say it.
 }
 
 fn status(admin: &Admin, started: Instant) -> String {
@@ -507,14 +489,4 @@ fn unix_now() -> f64 {
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
         .as_secs_f64()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn label_values_are_escaped() {
-        assert_eq!(label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-    }
 }

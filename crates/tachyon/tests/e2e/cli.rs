@@ -130,6 +130,19 @@ fn the_example_config_is_valid_and_print_config_round_trips() {
         again, printed,
         "--print-config output is itself a valid config"
     );
+    // And it passes --check as shipped, serving the folder it is run in
+    // (its port moved off 8080, which this machine may use).
+    site.file("index.html", "hi");
+    let out = std::process::Command::new(crate::support::binary())
+        .current_dir(&site.root)
+        .args(["--config", example, "--check", "--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A free loopback port (bound, read, released: the spec binds it again

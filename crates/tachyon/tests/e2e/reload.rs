@@ -68,6 +68,34 @@ fn a_failed_build_keeps_serving_the_previous_generation() {
     eventually(&server, "/a.txt", "two");
 }
 
+/// A failed reload is counted in /metrics, which any scraper reads, but
+/// why it failed (it names files) is said only in the log and /status.
+#[test]
+fn a_failed_reload_is_counted_in_metrics_and_named_only_in_status() {
+    use crate::observe::{admin_addr, admin_get, metric};
+    let site = TestSite::new();
+    site.file("index.html", "app").file("a.txt", "one");
+    let server = Server::start(
+        &site.root,
+        &["--fallback", "/index.html", "--admin", "127.0.0.1:0"],
+    );
+    let admin = admin_addr(&server);
+    std::fs::remove_file(site.path("index.html")).unwrap();
+    site.file("a.txt", "two");
+    assert!(server
+        .wait_for_line("failed", Duration::from_secs(10))
+        .is_some());
+    let (_, metrics) = admin_get(admin, "/metrics");
+    assert_eq!(
+        metric(&metrics, "tachyon_reloads_total{result=\"failure\"}"),
+        1.0
+    );
+    assert_eq!(metric(&metrics, "tachyon_last_reload_success"), 0.0);
+    assert!(!metrics.contains("index.html"), "{metrics}");
+    let (_, status) = admin_get(admin, "/status");
+    assert!(status.contains("index.html"), "{status}");
+}
+
 #[test]
 fn a_repointed_root_symlink_swaps_the_release() {
     let site = TestSite::new();
