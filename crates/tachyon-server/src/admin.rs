@@ -351,6 +351,20 @@ fn connections(out: &mut String, c: &Counters) {
     let _ = writeln!(out, "tachyon_connections_moved_total {}", c.moved);
     head(
         out,
+        "tachyon_connection_panics_total",
+        "counter",
+        "Connections closed because serving them panicked (the others went on).",
+    );
+    let _ = writeln!(out, "tachyon_connection_panics_total {}", c.panics);
+    head(
+        out,
+        "tachyon_worker_restarts_total",
+        "counter",
+        "Worker threads started again after one died.",
+    );
+    let _ = writeln!(out, "tachyon_worker_restarts_total {}", c.restarts);
+    head(
+        out,
         "tachyon_send_bound_raised_total",
         "counter",
         "Connections that read fast given the raised bound on bytes queued unsent toward them.",

@@ -26,6 +26,7 @@
 //! - `conn`: one connection's state and its read/parse/write cycle.
 //! - `balance`: moving connections off a worker the kernel's hash overloads.
 //! - `worker`: the epoll loop, accept, timers, shutdown.
+//! - `guard`: a panic in one connection's turn closes that connection only.
 //! - `stats`, `access`, `admin`: what workers count and log, and the admin
 //!   listener that serves the counts (`/metrics`) and health.
 
@@ -34,6 +35,7 @@ pub mod admin;
 mod balance;
 mod clock;
 mod conn;
+mod guard;
 mod h1;
 mod h2;
 mod limits;

@@ -146,6 +146,7 @@ pub struct Scratch {
 
 /// Decides the reply to `head` from `site`.
 pub fn decide<'a>(head: &RequestHead<'a>, site: &'a Snapshot, scratch: &mut Scratch) -> Reply<'a> {
+    crate::guard::note_request(head);
     match head.method {
         Method::Get | Method::Head => {}
         Method::Options => return Reply::Options,

@@ -52,10 +52,12 @@ pub enum Closed {
     Drain,
     /// Accepted over the connection limit and closed at once.
     Cap,
+    /// Serving it panicked (`crate::guard`); the others went on.
+    Panic,
 }
 
 impl Closed {
-    pub const ALL: [Closed; 7] = [
+    pub const ALL: [Closed; 8] = [
         Closed::Client,
         Closed::Done,
         Closed::Timeout,
@@ -63,6 +65,7 @@ impl Closed {
         Closed::Backlog,
         Closed::Drain,
         Closed::Cap,
+        Closed::Panic,
     ];
 
     pub fn label(self) -> &'static str {
@@ -74,6 +77,7 @@ impl Closed {
             Closed::Backlog => "backlog",
             Closed::Drain => "drain",
             Closed::Cap => "cap",
+            Closed::Panic => "panic",
         }
     }
 }
@@ -123,13 +127,17 @@ pub struct Counters {
     /// Connections accepted, by [`SCHEMES`].
     pub accepted: [u64; 2],
     /// Connections closed, by [`Closed::ALL`].
-    pub closed: [u64; 7],
+    pub closed: [u64; 8],
     /// Idle connections moved to another worker (see `crate::balance`).
     pub moved: u64,
     /// Connections given the raised unsent-bytes bound (`sys::BOOSTED_LOWAT`).
     pub raised: u64,
     /// Timeouts, by [`Timeout::ALL`].
     pub timeouts: [u64; 4],
+    /// Connections closed because their turn panicked (`crate::guard`).
+    pub panics: u64,
+    /// Worker threads started again after one died.
+    pub restarts: u64,
     /// Connections open at the last publish.
     pub open: u64,
 }
@@ -153,6 +161,8 @@ impl Counters {
         self.moved += other.moved;
         self.raised += other.raised;
         sum(&mut self.timeouts, &other.timeouts);
+        self.panics += other.panics;
+        self.restarts += other.restarts;
         self.open += other.open;
     }
 
@@ -307,6 +317,18 @@ impl Observer {
 
     pub fn raised(&mut self) {
         self.counters.raised += 1;
+        self.dirty = true;
+    }
+
+    /// A connection's turn panicked; it was closed.
+    pub fn panicked(&mut self) {
+        self.counters.panics += 1;
+        self.dirty = true;
+    }
+
+    /// This worker's thread was started again after a panic.
+    pub fn restarted(&mut self) {
+        self.counters.restarts += 1;
         self.dirty = true;
     }
 

@@ -24,6 +24,7 @@ use crate::access::LogSink;
 use crate::balance::{Balance, Handed};
 use crate::clock;
 use crate::conn::{Conn, Ctx, Https, Next};
+use crate::guard::{self, Panicked};
 use crate::limits::Limits;
 use crate::live::{Generation, Live};
 use crate::outbox::{Carriers, Outbox};
@@ -125,8 +126,16 @@ pub fn run(
                         balance: &balance,
                     };
                     let listening = sockets.into_iter().zip(schemes).collect();
-                    Worker::new(listening, &live, limits, per_worker_conns, &shutdown, peers)?
-                        .run(&https, observer)
+                    let incarnation = Incarnation {
+                        listening,
+                        live: &live,
+                        limits,
+                        max_conns: per_worker_conns,
+                        shutdown: &shutdown,
+                        peers,
+                        https: &https,
+                    };
+                    incarnation.run_restarting(observer)
                 })
         })
         .collect::<io::Result<_>>()?;
@@ -139,6 +148,65 @@ pub fn run(
         }
     }
     result
+}
+
+/// What a worker thread needs to start its loop, again if it died.
+struct Incarnation<'a> {
+    /// This worker's listeners, kept here so that a loop that dies does
+    /// not close them (each incarnation works on duplicates): the
+    /// connections waiting in their queues stay there for the next one.
+    listening: Vec<(OwnedFd, Scheme)>,
+    live: &'a Live,
+    limits: Limits,
+    max_conns: usize,
+    shutdown: &'a Shutdown,
+    peers: Peers<'a>,
+    https: &'a Https,
+}
+
+impl Incarnation<'_> {
+    /// Runs the loop; when a panic escapes it (one outside any connection's
+    /// turn, which `guard` contains), its connections are lost with it and
+    /// the loop starts again on the same listeners. Returns when the loop
+    /// does (drained), or with an error it returned.
+    fn run_restarting(self, mut observer: Observer) -> io::Result<()> {
+        loop {
+            let listening = self
+                .listening
+                .iter()
+                .map(|(fd, scheme)| Ok((fd.try_clone()?, *scheme)))
+                .collect::<io::Result<Vec<_>>>()?;
+            let peers = Peers {
+                id: self.peers.id,
+                balance: self.peers.balance,
+            };
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                Worker::new(
+                    listening,
+                    self.live,
+                    self.limits.clone(),
+                    self.max_conns,
+                    self.shutdown,
+                    peers,
+                )?
+                .run(self.https, &mut observer)
+            }));
+            match outcome {
+                Ok(result) => return result,
+                Err(payload) => {
+                    eprintln!(
+                        "tachyon: worker {} died ({}); its connections are closed, starting it again",
+                        self.peers.id,
+                        guard::message(payload.as_ref())
+                    );
+                    observer.restarted();
+                    if self.shutdown.is_stopping() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// This worker's place among the others.
@@ -364,7 +432,7 @@ impl<'a> Worker<'a> {
     /// The loop: wait, dispatch each event, resume connections whose turn
     /// budget ran out, sweep timeouts once a second, resume accepting,
     /// publish the load, and exit once drained.
-    fn run(mut self, https: &Https, mut observer: Observer) -> io::Result<()> {
+    fn run(mut self, https: &Https, observer: &mut Observer) -> io::Result<()> {
         let clock = clock::Monotonic::start();
         let mut events: Vec<epoll::Event> = Vec::with_capacity(1024);
         let mut buffers = Buffers::new();
@@ -403,7 +471,7 @@ impl<'a> Worker<'a> {
                 boosted: &mut boosted,
                 conns: self.conns.len(),
                 https,
-                observer: &mut observer,
+                observer,
             };
             for event in &events {
                 self.dispatch(event, &mut cx)?;
@@ -424,6 +492,7 @@ impl<'a> Worker<'a> {
             }
             self.queued_output = queued_output;
             self.boosted = boosted;
+            guard::worker_panic_asked();
             self.resume_accepting(now)?;
             self.publish_load();
             observer.end_turn(self.conns.len());
@@ -554,8 +623,24 @@ impl<'a> Worker<'a> {
         let Some(conn) = self.conns.get_mut(key) else {
             return;
         };
-        let next = conn.take_turn(readable, hung_up, &mut cx.turn());
-        self.after(key, next, cx);
+        let next = guard::contain(|| conn.take_turn(readable, hung_up, &mut cx.turn()));
+        self.after_contained(key, next, cx);
+    }
+
+    /// Carries out a turn's decision, or closes the connection whose turn
+    /// panicked (its turn's buffers were emptied by the unwind).
+    fn after_contained(&mut self, key: usize, next: Result<Next, Panicked>, cx: &mut Ctx<'_>) {
+        match next {
+            Ok(next) => self.after(key, next, cx),
+            Err(panicked) => {
+                eprintln!(
+                    "tachyon: closed a connection whose turn panicked, serving the others: {panicked}"
+                );
+                cx.observer.panicked();
+                renew_buffers(cx);
+                self.after(key, Next::Close(Closed::Panic), cx);
+            }
+        }
     }
 
     /// Carries out what a connection's turn decided.
@@ -587,8 +672,9 @@ impl<'a> Worker<'a> {
             .map(|(k, _)| k)
             .collect();
         for key in expired {
-            let next = self.conns[key].on_timeout(&mut cx.turn());
-            self.after(key, next, cx);
+            let conn = &mut self.conns[key];
+            let next = guard::contain(|| conn.on_timeout(&mut cx.turn()));
+            self.after_contained(key, next, cx);
         }
         if cx.close_quiet {
             self.close_quiet(cx);
@@ -784,9 +870,10 @@ impl<'a> Worker<'a> {
         // request, `Connection: close`) never enters the epoll set; one
         // that goes on is added, and the add reports whatever arrived in
         // between.
-        let next = self.conns[key].take_turn(true, false, &mut cx.turn());
-        if matches!(next, Next::Close(_)) {
-            self.after(key, next, cx);
+        let conn = &mut self.conns[key];
+        let next = guard::contain(|| conn.take_turn(true, false, &mut cx.turn()));
+        if !matches!(next, Ok(Next::Keep | Next::Resume)) {
+            self.after_contained(key, next, cx);
             return Ok(());
         }
         match epoll::add(
@@ -803,9 +890,21 @@ impl<'a> Worker<'a> {
             }
             Err(e) => return Err(e.into()),
         }
-        self.after(key, next, cx);
+        self.after_contained(key, next, cx);
         Ok(())
     }
+}
+
+/// After a turn that panicked: the worker's shared buffers made anew. The
+/// unwind may have left any of them mid-use (the read buffer lent out and
+/// not given back, a pipe holding part of a body), and none of it may
+/// reach the next connection.
+fn renew_buffers(cx: &mut Ctx<'_>) {
+    *cx.read_buf = vec![0u8; READ_BUF];
+    *cx.out = Outbox::default();
+    *cx.carriers = Carriers::default();
+    *cx.scratch = Scratch::default();
+    cx.combined.clear();
 }
 
 /// A descriptor to hold in reserve (see [`Worker::reserve`]).

@@ -948,3 +948,185 @@ fn a_fast_reader_gets_a_larger_send_queue_within_the_workers_budget() {
         "{largest} bytes unsent on one connection"
     );
 }
+
+/// The request that panics on purpose (debug builds only: the test hook of
+/// tachyon-server's `guard`).
+const PANIC: &str = "/__tachyon_test_panic__";
+
+/// A body large enough to be under way while another connection panics.
+const BIG: usize = 4 << 20;
+
+/// A connection reading `/big.bin` slowly: the first 64 KiB now, the rest
+/// later (`finish`), checked byte for byte.
+struct Download(TcpStream, Vec<u8>);
+
+impl Download {
+    fn start(addr: std::net::SocketAddr) -> Download {
+        let mut s = crate::support::connect_with_receive_buffer(addr, 64 * 1024);
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(b"GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
+        let mut got = vec![0u8; 64 * 1024];
+        s.read_exact(&mut got).unwrap();
+        Download(s, got)
+    }
+
+    fn finish(mut self) {
+        let mut rest = Vec::new();
+        let head_end = |b: &[u8]| b.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let end = head_end(&self.1);
+        while self.1.len() + rest.len() < end + BIG {
+            let mut chunk = [0u8; 65536];
+            match self.0.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => rest.extend_from_slice(&chunk[..n]),
+            }
+        }
+        self.1.extend(rest);
+        assert_eq!(self.1.len() - end, BIG, "the download was cut");
+        assert!(
+            self.1[end..].iter().all(|&b| b == 7),
+            "the download's bytes"
+        );
+    }
+}
+
+/// The site and the server of the panic specs: one worker, so the
+/// connection that panics shares it with every other.
+fn panic_site() -> TestSite {
+    let site = TestSite::new();
+    site.file("a.txt", "a").file("big.bin", vec![7u8; BIG]);
+    site
+}
+
+/// The metric and the log line after one panic.
+fn assert_one_panic_counted_and_logged(
+    server: &Server,
+    admin: std::net::SocketAddr,
+    request: &str,
+) {
+    let line = server
+        .wait_for_line("turn panicked", Duration::from_secs(5))
+        .expect("the panic is logged");
+    assert!(line.contains(request), "{line}");
+    // Counters are published at the end of the worker's loop turn, which
+    // may come just after the client's answer.
+    let counted = crate::support::eventually(Duration::from_secs(5), || {
+        let (_, metrics) = crate::observe::admin_get(admin, "/metrics");
+        crate::observe::metric(&metrics, "tachyon_connection_panics_total") == 1.0
+    });
+    assert!(counted, "the panic is counted");
+    let (_, metrics) = crate::observe::admin_get(admin, "/metrics");
+    assert_eq!(
+        crate::observe::metric(&metrics, "tachyon_worker_restarts_total"),
+        0.0
+    );
+}
+
+/// A panic while answering one HTTP/1.1 request closes that connection
+/// only: a download under way on the same worker gets all its bytes, a
+/// keep-alive connection and new ones are served, the panic is logged with
+/// its request line and counted.
+#[test]
+fn a_panic_over_http1_closes_its_connection_only() {
+    let site = panic_site();
+    let server = Server::start(&site.root, &["--threads", "1", "--admin", "127.0.0.1:0"]);
+    let admin = crate::observe::admin_addr(&server);
+    let download = Download::start(server.addr);
+    let mut kept = server.connect();
+    assert_eq!(kept.get("/a.txt", "").text(), "a");
+    let mut doomed = server.connect();
+    doomed.send(format!("GET {PANIC} HTTP/1.1\r\nHost: t\r\n\r\n"));
+    assert!(doomed.is_closed(), "the panicking connection is closed");
+    assert_eq!(kept.get("/a.txt", "").text(), "a", "the kept connection");
+    assert_eq!(server.connect().get("/a.txt", "").text(), "a", "a new one");
+    download.finish();
+    assert_one_panic_counted_and_logged(&server, admin, &format!("GET {PANIC}"));
+}
+
+/// Over HTTP/2 (h2c) the panicking stream's connection closes; another
+/// HTTP/2 connection on the same worker, and the next ones, are served.
+#[test]
+fn a_panic_over_http2_closes_its_connection_only() {
+    let site = panic_site();
+    let server = Server::start(&site.root, &["--threads", "1", "--admin", "127.0.0.1:0"]);
+    let admin = crate::observe::admin_addr(&server);
+    let download = Download::start(server.addr);
+    let url = |path: &str| format!("http://127.0.0.1:{}{path}", server.addr.port());
+    let (ok, _, err) = crate::support::run(
+        "curl",
+        &[
+            "-sS",
+            "--max-time",
+            "10",
+            "--http2-prior-knowledge",
+            &url(PANIC),
+        ],
+    );
+    assert!(!ok, "the panicking stream got an answer: {err}");
+    let (ok, out, err) = crate::support::run(
+        "curl",
+        &[
+            "-sS",
+            "--max-time",
+            "10",
+            "--http2-prior-knowledge",
+            &url("/a.txt"),
+        ],
+    );
+    assert!(ok && out == "a", "{out}{err}");
+    download.finish();
+    assert_one_panic_counted_and_logged(&server, admin, &format!("GET {PANIC}"));
+}
+
+/// Over TLS the same: the panicking connection's session ends, the others
+/// are served.
+#[test]
+fn a_panic_over_tls_closes_its_connection_only() {
+    let site = panic_site();
+    let server = Server::start(
+        &site.root,
+        &[
+            "--threads",
+            "1",
+            "--admin",
+            "127.0.0.1:0",
+            "--https",
+            "127.0.0.1:0",
+            "--tls-self-signed",
+        ],
+    );
+    let https = crate::tls::https_addr(&server);
+    let admin = crate::observe::admin_addr(&server);
+    let download = Download::start(server.addr);
+    let url = |path: &str| format!("https://127.0.0.1:{}{path}", https.port());
+    let (ok, _, err) = crate::support::run("curl", &["-sSk", "--max-time", "10", &url(PANIC)]);
+    assert!(!ok, "the panicking request got an answer: {err}");
+    let (ok, out, err) = crate::support::run("curl", &["-sSk", "--max-time", "10", &url("/a.txt")]);
+    assert!(ok && out == "a", "{out}{err}");
+    download.finish();
+    assert_one_panic_counted_and_logged(&server, admin, &format!("GET {PANIC}"));
+}
+
+/// A worker whose loop dies (a panic outside any connection's turn, asked
+/// for by the test hook) is started again on the same listeners: the next
+/// connections are served, and the restart is counted.
+#[test]
+fn a_worker_that_dies_is_started_again() {
+    let site = panic_site();
+    let server = Server::start(&site.root, &["--threads", "1", "--admin", "127.0.0.1:0"]);
+    let admin = crate::observe::admin_addr(&server);
+    let mut c = server.connect();
+    let _ = c.get("/__tachyon_test_worker_panic__", "");
+    server
+        .wait_for_line("starting it again", Duration::from_secs(5))
+        .expect("the restart is logged");
+    for _ in 0..3 {
+        assert_eq!(server.connect().get("/a.txt", "").text(), "a");
+    }
+    let counted = crate::support::eventually(Duration::from_secs(5), || {
+        let (_, metrics) = crate::observe::admin_get(admin, "/metrics");
+        crate::observe::metric(&metrics, "tachyon_worker_restarts_total") == 1.0
+    });
+    assert!(counted, "the restart is counted");
+}
