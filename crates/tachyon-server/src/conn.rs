@@ -571,6 +571,7 @@ impl Conn {
             h2.receive(data, cx, tls, &client)
         };
         let rest = &data[used..];
+        let written_before = h2.written();
         let mut sent = 0u64;
         loop {
             let more = h2.produce(cx.out, H2_BATCH);
@@ -598,11 +599,14 @@ impl Conn {
                 }
                 Ok(Flush { state, sent: n }) => {
                     self.taken += n;
+                    let progressed = h2.written() > written_before;
                     if !self.queue_unsent(cx) {
                         return Some(Next::Close(Closed::Backlog));
                     }
                     self.input = rest.to_vec();
-                    self.start_sending(cx);
+                    if progressed || self.phase != Phase::Sending {
+                        self.start_sending(cx);
+                    }
                     // Streams of large bodies to a client that reads fast:
                     // at the common bound every 64 KiB it reads is a
                     // wake-up that pushes DATA through the loopback path in
@@ -622,26 +626,31 @@ impl Conn {
             return Some(self.finish(cx));
         }
         let stalled = h2.is_stalled();
-        if rest.is_empty() {
-            self.input = Vec::new();
-            if stalled {
-                if sent > 0 || self.phase != Phase::Sending {
-                    self.start_sending(cx);
-                }
-            } else {
-                self.become_idle(cx);
-                if let Some(h2) = self.h2.as_mut() {
-                    h2.settle();
-                }
-            }
-        } else {
-            // Mid-frame: the header timeout runs from the frame's first
-            // byte, and more bytes of it do not extend it (slowloris).
-            if used > 0 || self.phase != Phase::Head {
+        let progressed = h2.written() > written_before;
+        let in_block = h2.in_header_block();
+        if in_block || !rest.is_empty() {
+            // Mid-frame, or mid header block (HEADERS, then CONTINUATION
+            // frames, §6.10): the header timeout runs from its first byte,
+            // and more bytes of it do not extend it (slowloris). Only a
+            // new frame begun after whole ones restarts it, outside a block.
+            if (used > 0 && !in_block) || self.phase != Phase::Head {
                 self.phase = Phase::Head;
                 self.deadline = cx.now.saturating_add(secs(cx.limits.header_timeout));
             }
             self.input = rest.to_vec();
+        } else if stalled {
+            self.input = Vec::new();
+            // The send timeout restarts when response data leaves, not
+            // when anything does: a PING's ACK is not progress.
+            if progressed || self.phase != Phase::Sending {
+                self.start_sending(cx);
+            }
+        } else {
+            self.input = Vec::new();
+            self.become_idle(cx);
+            if let Some(h2) = self.h2.as_mut() {
+                h2.settle();
+            }
         }
         None
     }

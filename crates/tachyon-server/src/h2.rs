@@ -29,12 +29,12 @@ use tachyon_http::multipart::Multipart;
 use tachyon_http::range::ByteRange;
 use tachyon_http::response::{ErrorPage, Exchange, Name, Persistence};
 use tachyon_http::{Method, Status};
-use tachyon_snapshot::Representation;
+use tachyon_snapshot::{Body, Representation};
 
 use crate::access::Client;
 use crate::conn::Ctx;
 use crate::outbox::Outbox;
-use crate::reply::{decide, open_for_sending, to_https, Reply, Summary};
+use crate::reply::{check_for_sending, decide, open_for_sending, to_https, Reply, Summary};
 
 /// Memory body slices up to this size are copied next to their frame
 /// header; larger ones go out as their own iovec.
@@ -44,6 +44,15 @@ const INLINE_DATA_MAX: usize = 4 * 1024;
 /// `produce` stops, whatever its budget: what a connection whose socket
 /// is full keeps queued stays that of HTTP/1.1.
 const MAX_COPIED: usize = crate::conn::MAX_QUEUED_OUTPUT as usize;
+
+/// Streams of one connection that may hold a file opened for their body
+/// (a disk-served file past the descriptors kept open) at once. A file is
+/// opened when its stream's DATA can be sent, not when its request comes,
+/// so a stream waiting for a window holds none; past this many, a frame's
+/// file is opened for that frame alone (by the send) and closed once sent.
+/// Four connections of 100 stalled streams had held all 400 descriptors of
+/// a server capped at 202 connections.
+const MAX_HELD_FILES: u32 = 4;
 
 /// One connection's HTTP/2 state.
 pub struct H2 {
@@ -61,6 +70,12 @@ pub struct H2 {
     /// Body bytes of `sending` not yet written: what decides whether the
     /// connection is worth a raised unsent-bytes bound (`Conn::boost`).
     unwritten: u64,
+    /// Body bytes written as DATA since the connection began: what the
+    /// send timeout watches (control frames, a PING's ACK among them, are
+    /// not progress).
+    written: u64,
+    /// Files the streams of `sending` hold open (at most [`MAX_HELD_FILES`]).
+    held_files: u32,
     /// One header block being encoded.
     block: Vec<u8>,
 }
@@ -77,7 +92,7 @@ struct Outgoing {
 
 enum Chunk {
     /// A range of a representation, in memory or on disk; `opened` is its
-    /// file when opened for this response (`reply::open_for_sending`).
+    /// file once opened for this stream (see [`MAX_HELD_FILES`]).
     Body {
         file: Arc<Representation>,
         range: Range<u64>,
@@ -92,6 +107,27 @@ impl Chunk {
         match self {
             Chunk::Body { range, .. } => range.end - range.start,
             Chunk::Made(bytes) => bytes.len() as u64,
+        }
+    }
+
+    /// Holds a file opened for this stream.
+    fn holds_file(&self) -> bool {
+        matches!(
+            self,
+            Chunk::Body {
+                opened: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// A range of a file opened per response, not opened yet.
+    fn wants_file(&self) -> bool {
+        match self {
+            Chunk::Body {
+                file, opened: None, ..
+            } => matches!(&file.body, Body::Disk(d) if d.opens_per_response()),
+            _ => false,
         }
     }
 }
@@ -112,6 +148,8 @@ impl H2 {
             sending: VecDeque::new(),
             waiting: [0; 8],
             unwritten: 0,
+            written: 0,
+            held_files: 0,
             block: Vec::new(),
         })
     }
@@ -138,6 +176,16 @@ impl H2 {
     /// Body bytes of the streams' responses not yet written as DATA.
     pub fn unwritten(&self) -> u64 {
         self.unwritten
+    }
+
+    /// Body bytes written as DATA so far.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// A header block is open, its CONTINUATION frames awaited.
+    pub fn in_header_block(&self) -> bool {
+        self.conn.in_header_block()
     }
 
     /// True once the connection should close (it failed, or it drained).
@@ -177,18 +225,53 @@ impl H2 {
                 Some(Event::Refused { stream, status }) => {
                     self.respond(stream, Some(status), cx, tls, client, started);
                 }
-                Some(Event::Reset { stream }) => {
-                    let (waiting, unwritten) = (&mut self.waiting, &mut self.unwritten);
-                    self.sending.retain(|o| {
-                        let gone = o.stream == stream;
-                        if gone {
-                            waiting[o.urgency as usize] -= 1;
-                            *unwritten -= o.left;
-                        }
-                        !gone
-                    });
-                }
+                Some(Event::Reset { stream }) => self.forget(stream),
             }
+        }
+    }
+
+    /// Drops the response of a stream that ended early, and what it held.
+    fn forget(&mut self, stream: u32) {
+        let (waiting, unwritten, held) =
+            (&mut self.waiting, &mut self.unwritten, &mut self.held_files);
+        self.sending.retain(|o| {
+            let gone = o.stream == stream;
+            if gone {
+                waiting[o.urgency as usize] -= 1;
+                *unwritten -= o.left;
+                *held -= o.parts.iter().filter(|c| c.holds_file()).count() as u32;
+            }
+            !gone
+        });
+    }
+
+    /// Opens the file the next DATA of `o` is read from, when it is one
+    /// opened per response and not opened yet: [`Held::Wait`] while the
+    /// connection already holds [`MAX_HELD_FILES`], [`Held::Failed`] when it
+    /// no longer holds the loaded bytes (or no descriptor is left).
+    fn hold_file(&mut self, o: &mut Outgoing) -> Held {
+        let Some(front) = o.parts.front_mut() else {
+            return Held::Ready;
+        };
+        if !front.wants_file() {
+            return Held::Ready;
+        }
+        if self.held_files >= MAX_HELD_FILES {
+            return Held::Wait;
+        }
+        let Chunk::Body { file, opened, .. } = front else {
+            return Held::Ready;
+        };
+        let Body::Disk(disk) = &file.body else {
+            return Held::Ready;
+        };
+        match disk.open() {
+            Ok(f) => {
+                *opened = Some(f);
+                self.held_files += 1;
+                Held::Ready
+            }
+            Err(_) => Held::Failed,
         }
     }
 
@@ -232,10 +315,18 @@ impl H2 {
             (None, false, Some(port)) => to_https(&head, port),
             (None, _, _) => decide(&head, cx.generation.pick(head.host), cx.scratch),
         };
-        let (reply, opened) = open_for_sending(reply, exchange.head_only);
+        // A file opened per response is opened now when its DATA can go at
+        // once (a 503 if it cannot be, as over HTTP/1.1), else checked now
+        // and opened when its window opens (`hold_file`).
+        let sends_now = self.held_files < MAX_HELD_FILES && self.conn.data_allowance(stream) > 0;
+        let (reply, opened) = match sends_now {
+            true => open_for_sending(reply, exchange.head_only),
+            false => (check_for_sending(reply, exchange.head_only), None),
+        };
         let summary: Summary = reply.summary(exchange.head_only);
         self.block.clear();
         let body = write(reply, &exchange, opened, &mut self.block);
+        self.held_files += body.iter().filter(|c| c.holds_file()).count() as u32;
         cx.observer.request(&head, &summary, client, started);
         let left: u64 = body.iter().map(Chunk::len).sum();
         let urgency = fields.urgency();
@@ -332,13 +423,30 @@ impl H2 {
                 self.sending.push_back(o);
                 continue;
             }
+            let held = self.hold_file(&mut o);
+            if held == Held::Wait {
+                self.sending.push_back(o);
+                continue;
+            }
+            if held == Held::Failed {
+                // Its file changed, or no descriptor is left, after its 200
+                // went: end the stream, not the connection.
+                self.waiting[o.urgency as usize] -= 1;
+                self.unwritten -= o.left;
+                self.held_files -= o.parts.iter().filter(|c| c.holds_file()).count() as u32;
+                self.conn.abort_stream(o.stream, Reason::InternalError);
+                self.take_control(out);
+                turn = Turn::Progressed;
+                continue;
+            }
             let len = allowance.min(o.left);
             let last = len == o.left;
             let flags = if last { flag::END_STREAM } else { 0 };
             frame::write_head(out.buf(), len as usize, kind::DATA, flags, o.stream);
-            take(&mut o.parts, len, out);
+            self.held_files -= take(&mut o.parts, len, out);
             o.left -= len;
             self.unwritten -= len;
+            self.written += len;
             self.conn.sent_data(o.stream, len as usize);
             if last {
                 self.waiting[o.urgency as usize] -= 1;
@@ -357,6 +465,15 @@ impl H2 {
     }
 }
 
+/// Whether a stream's next DATA can be read (see [`H2::hold_file`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    Ready,
+    /// The connection holds as many files as it may: later.
+    Wait,
+    Failed,
+}
+
 /// What one pass of the DATA scheduler did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Turn {
@@ -367,11 +484,13 @@ enum Turn {
     Full,
 }
 
-/// Moves the first `len` bytes of `parts` into `out`.
-fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) {
+/// Moves the first `len` bytes of `parts` into `out`; returns how many
+/// held files it let go (chunks done with).
+fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) -> u32 {
+    let mut released = 0;
     while len > 0 {
         let Some(chunk) = parts.front_mut() else {
-            return;
+            return released;
         };
         let n = len.min(chunk.len());
         match chunk {
@@ -401,10 +520,12 @@ fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) {
             }
         }
         if chunk.len() == 0 {
+            released += u32::from(chunk.holds_file());
             parts.pop_front();
         }
         len -= n;
     }
+    released
 }
 
 /// Encodes `reply`'s header block into `block` and returns its body.

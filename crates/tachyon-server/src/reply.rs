@@ -133,6 +133,24 @@ pub fn open_for_sending(reply: Reply<'_>, head_only: bool) -> (Reply<'_>, Option
     }
 }
 
+/// HTTP/2's check before a head: a file opened per response is only
+/// checked to still be the loaded one (a stat), and opened when its DATA
+/// can be sent (`h2`), so that streams waiting for a window hold no
+/// descriptor. A file that changed is a 503 with `Retry-After`.
+pub fn check_for_sending(reply: Reply<'_>, head_only: bool) -> Reply<'_> {
+    let file = match &reply {
+        Reply::Whole(file) | Reply::Slice(file, _) | Reply::Slices(file, _) => file,
+        Reply::NotFoundPage(page) => page,
+        _ => return reply,
+    };
+    match &file.body {
+        Body::Disk(disk) if disk.opens_per_response() && !head_only && !disk.unchanged() => {
+            Reply::Error(Status::ServiceUnavailable)
+        }
+        _ => reply,
+    }
+}
+
 fn error_page_len(status: Status) -> u64 {
     tachyon_http::response::ErrorPage(status).byte_len() as u64
 }

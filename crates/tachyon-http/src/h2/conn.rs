@@ -212,6 +212,13 @@ impl Connection {
         }
     }
 
+    /// True while a header block is open: HEADERS came without
+    /// END_HEADERS and its CONTINUATION frames are awaited (§6.10). The
+    /// caller runs the header timeout from the block's first frame.
+    pub fn in_header_block(&self) -> bool {
+        self.partial.is_some()
+    }
+
     /// Streams still open (requests not yet fully answered).
     pub fn open_streams(&self) -> usize {
         self.streams.iter().filter(|s| !s.local_done).count()
@@ -326,6 +333,16 @@ impl Connection {
 
     /// Ends one stream with RST_STREAM; counted against the reset budget,
     /// since a client can provoke these at will (MadeYouReset).
+    /// Ends a stream from our side with RST_STREAM (a response that cannot
+    /// be completed, §8.1); the client's reset budget is not spent.
+    pub fn abort_stream(&mut self, stream: u32, reason: Reason) {
+        frame::write_rst_stream(&mut self.output, stream, reason);
+        if let Some(i) = self.find(stream) {
+            self.streams.remove(i);
+            self.remember(stream, true);
+        }
+    }
+
     fn reset(&mut self, stream: u32, reason: Reason) -> Result<Option<Event>, Reason> {
         frame::write_rst_stream(&mut self.output, stream, reason);
         let event = match self.find(stream) {

@@ -631,7 +631,7 @@ fn a_stream_over_the_concurrency_limit_is_refused() {
 }
 
 /// Reads frames until `matches` accepts one (true) or the stream ends.
-fn read_until(s: &mut TcpStream, matches: impl Fn(u8, u32, &[u8]) -> bool) -> bool {
+fn read_until(s: &mut TcpStream, mut matches: impl FnMut(u8, u32, &[u8]) -> bool) -> bool {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 65536];
     loop {
@@ -695,6 +695,80 @@ fn a_window_that_never_opens_falls_under_the_send_timeout() {
     assert!(
         waited >= Duration::from_millis(900) && waited < Duration::from_secs(5),
         "closed after {waited:?}"
+    );
+}
+
+/// Reads and discards until the connection ends; returns how long after
+/// `start` it ended, or None if it was still open after `limit`, while
+/// `poke` is written every half second.
+fn ends_within(
+    s: &mut TcpStream,
+    start: Instant,
+    limit: Duration,
+    poke: &dyn Fn(u32) -> Vec<u8>,
+) -> Option<Duration> {
+    s.set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut sink = [0u8; 4096];
+    let mut n = 0;
+    while start.elapsed() < limit {
+        match s.read(&mut sink) {
+            Ok(0) => return Some(start.elapsed()),
+            Ok(_) => {}
+            Err(e)
+                if e.kind() == std::io::ErrorKind::WouldBlock
+                    || e.kind() == std::io::ErrorKind::TimedOut =>
+            {
+                n += 1;
+                if s.write_all(&poke(n)).is_err() {
+                    return Some(start.elapsed());
+                }
+            }
+            Err(_) => return Some(start.elapsed()),
+        }
+    }
+    None
+}
+
+/// A PING a second does not keep a stream whose window never opens alive:
+/// the send timeout measures response data, and a PING's ACK is none.
+#[test]
+fn pings_do_not_hold_a_stalled_stream_past_the_send_timeout() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &["--send-timeout", "2s"]);
+    let mut s = h2_connect(server.addr);
+    // INITIAL_WINDOW_SIZE 0: the response's DATA can never be sent.
+    s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0]))
+        .unwrap();
+    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
+        .unwrap();
+    let start = Instant::now();
+    let ping = |n: u32| frame(PING, 0, 0, &u64::from(n).to_be_bytes());
+    let ended = ends_within(&mut s, start, Duration::from_secs(8), &ping);
+    assert!(
+        ended.is_some_and(|at| at < Duration::from_secs(5)),
+        "the stalled connection was held open by PINGs: {ended:?}"
+    );
+}
+
+/// A header block split over CONTINUATION frames falls under the header
+/// timeout from its first frame: a frame every half second does not
+/// extend it.
+#[test]
+fn a_header_block_trickled_in_continuation_frames_falls_under_the_header_timeout() {
+    let site = TestSite::new();
+    site.file("a.txt", "a");
+    let server = Server::start(&site.root, &["--header-timeout", "2s"]);
+    let mut s = h2_connect(server.addr);
+    // A block that never ends: `x-pad: …` literals, one per frame.
+    s.write_all(&frame(HEADERS, 0, 1, &[0x82, 0x86])).unwrap();
+    let start = Instant::now();
+    let more = |_: u32| frame(CONTINUATION, 0, 1, &[0x00, 1, b'x', 1, b'y']);
+    let ended = ends_within(&mut s, start, Duration::from_secs(8), &more);
+    assert!(
+        ended.is_some_and(|at| at < Duration::from_secs(5)),
+        "the unfinished block was kept open: {ended:?}"
     );
 }
 
@@ -874,6 +948,69 @@ fn a_file_with_no_descriptor_to_open_it_is_a_503_stream_on_a_live_connection() {
             (200, ReopenedSite::body(n).len())
         );
     }
+}
+
+/// Streams waiting on windows that never open hold no descriptor: four
+/// connections of 100 stalled streams, each on a file opened per response,
+/// once took every descriptor of a server capped at 256. Now the server's
+/// descriptors stay few, and another client gets those files whole.
+#[test]
+fn stalled_streams_hold_no_descriptor_for_their_files() {
+    const FILES: usize = 120;
+    let site = TestSite::new();
+    let body = |n: usize| format!("body of file {n}\n").repeat(1500);
+    for n in 0..FILES {
+        site.file(&format!("d/f{n}.txt"), body(n));
+    }
+    let server = Server::start_limited(
+        &site.root,
+        256,
+        &[
+            "--no-watch",
+            "--no-compress",
+            "--cache-dir",
+            "off",
+            "--threads",
+            "1",
+            "--max-file-in-memory",
+            "16",
+        ],
+    );
+    let before = server.open_fds();
+    let mut stalled = Vec::new();
+    for _ in 0..4 {
+        let mut s = h2_connect(server.addr);
+        // INITIAL_WINDOW_SIZE 0: no stream's DATA can be sent.
+        s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0]))
+            .unwrap();
+        for n in 0..100 {
+            let path = format!("/d/f{n}.txt");
+            let mut block = vec![0x82, 0x86, 0x04, path.len() as u8];
+            block.extend_from_slice(path.as_bytes());
+            let stream = 1 + 2 * n as u32;
+            s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, stream, &block))
+                .unwrap();
+        }
+        stalled.push(s);
+    }
+    // Every stream's HEADERS have come back (the 200s), so all are open.
+    for s in &mut stalled {
+        let mut heads = 0;
+        read_until(s, |kind, _, _| {
+            heads += u32::from(kind == HEADERS);
+            heads == 100
+        });
+    }
+    let held = server.open_fds() - before;
+    assert!(
+        held <= 4 + 4 * 4,
+        "{held} descriptors for 4 connections of stalled streams"
+    );
+    for n in [0, FILES / 2, FILES - 1] {
+        let (ok, out, err) = curl_h2c(&server, &format!("/d/f{n}.txt"), &[]);
+        assert!(ok && out == body(n), "f{n}.txt: {err}");
+    }
+    drop(stalled);
 }
 
 /// One HTTP/2 connection asking for one path at a time: the status of
