@@ -2,9 +2,12 @@
 //! `/healthz`, `/readyz` and `/status`, on its own address, never on the
 //! public port.
 //!
-//! One blocking thread, one request per connection, a short timeout on
-//! each: a scraper every few seconds is its whole load, and keeping it off
-//! the event loop means a slow scraper can never delay a site request.
+//! One thread, off the event loop, so a slow scraper can never delay a
+//! site request; it serves up to [`MAX_CLIENTS`] connections at once by
+//! polling them, one request each, and a connection has [`REQUEST_TIME`]
+//! for its whole exchange, not per read: a client sending a byte a second
+//! cannot hold a health check back (an orchestrator would restart a
+//! healthy server for it).
 //! Reads what the workers published on the [`Board`], the generation being
 //! served and the reload history; writes nothing any worker reads.
 
@@ -64,6 +67,13 @@ pub struct Admin {
     pub reloads: Arc<Reloads>,
 }
 
+/// Connections served at once; more wait in the listen queue.
+const MAX_CLIENTS: usize = 64;
+/// The time a connection has to send its request and take the answer.
+const REQUEST_TIME: Duration = Duration::from_secs(5);
+/// The longest request head read.
+const MAX_REQUEST: usize = 8 * 1024;
+
 /// Serves the admin endpoints on `listener` from a thread of its own,
 /// until the process exits or hands its sockets to a newer one.
 pub fn serve(listener: TcpListener, admin: Admin) -> std::io::Result<()> {
@@ -75,17 +85,20 @@ pub fn serve(listener: TcpListener, admin: Admin) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("tachyon-admin".into())
         .spawn(move || {
+            let mut clients: Vec<Client> = Vec::new();
             while !admin.shutdown.is_handed_over() {
-                let mut ready = [PollFd::new(&listener, PollFlags::IN)];
-                if !matches!(poll(&mut ready, Some(&POLL_TICK)), Ok(n) if n > 0) {
-                    continue;
+                wait(&listener, &mut clients);
+                if clients.len() < MAX_CLIENTS {
+                    // Another holder of the socket may have taken the client.
+                    while let Ok((stream, _)) = listener.accept() {
+                        clients.extend(Client::new(stream));
+                        if clients.len() == MAX_CLIENTS {
+                            break;
+                        }
+                    }
                 }
-                // Another holder of the socket may have taken the client.
-                if let Ok((stream, _)) = listener.accept() {
-                    let _ = stream
-                        .set_nonblocking(false)
-                        .and_then(|()| answer(stream, &admin, started));
-                }
+                let now = Instant::now();
+                clients.retain_mut(|c| c.step(&admin, started) && now < c.deadline);
             }
         })?;
     Ok(())
@@ -96,40 +109,104 @@ const POLL_TICK: rustix::time::Timespec = rustix::time::Timespec {
     tv_nsec: 200_000_000,
 };
 
-fn answer(mut stream: TcpStream, admin: &Admin, started: (Instant, f64)) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(2)))?;
-    stream.set_write_timeout(Some(Duration::from_secs(5)))?;
-    let mut input = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
-    let mut combined = Vec::new();
-    let limits = HeadLimits::default();
-    let (status, content_type, body) = loop {
-        let n = stream.read(&mut chunk)?;
-        if n == 0 {
-            return Ok(());
-        }
-        input.extend_from_slice(&chunk[..n]);
-        match request::parse(&input, &mut combined, &limits) {
-            Ok(Parsed::Partial) => continue,
-            Ok(Parsed::Complete(head)) => {
-                if !matches!(head.method, Method::Get | Method::Head) {
-                    break ("405 Method Not Allowed", TEXT, "GET or HEAD only\n".into());
+/// Waits until the listener or a client is ready, or the tick passes.
+fn wait(listener: &TcpListener, clients: &mut [Client]) {
+    let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(clients.len() + 1);
+    if clients.len() < MAX_CLIENTS {
+        fds.push(PollFd::new(listener, PollFlags::IN));
+    }
+    for c in clients.iter() {
+        let wanted = match c.output.is_empty() {
+            true => PollFlags::IN,
+            false => PollFlags::OUT,
+        };
+        fds.push(PollFd::new(&c.stream, wanted));
+    }
+    let _ = poll(&mut fds, Some(&POLL_TICK));
+}
+
+/// One admin connection: its request as it arrives, then its answer as
+/// the socket takes it.
+struct Client {
+    stream: TcpStream,
+    input: Vec<u8>,
+    output: Vec<u8>,
+    written: usize,
+    deadline: Instant,
+}
+
+impl Client {
+    fn new(stream: TcpStream) -> Option<Client> {
+        stream.set_nonblocking(true).ok()?;
+        Some(Client {
+            stream,
+            input: Vec::new(),
+            output: Vec::new(),
+            written: 0,
+            deadline: Instant::now() + REQUEST_TIME,
+        })
+    }
+
+    /// Reads what arrived and answers a whole request, or writes what the
+    /// socket takes of the answer; false once the connection is done.
+    fn step(&mut self, admin: &Admin, started: (Instant, f64)) -> bool {
+        if self.output.is_empty() {
+            let mut chunk = [0u8; 1024];
+            loop {
+                match self.stream.read(&mut chunk) {
+                    Ok(0) => return false,
+                    Ok(n) => self.input.extend_from_slice(&chunk[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(_) => return false,
                 }
-                let path = head.raw_target.split(|&b| b == b'?').next().unwrap_or(b"");
-                break route(path, admin, started);
+                if self.input.len() > MAX_REQUEST {
+                    break;
+                }
             }
-            Err(e) => break (e.status().code_text(), TEXT, "bad request\n".into()),
+            match answer(&self.input, admin, started) {
+                Some(answer) => self.output = answer,
+                None => return true,
+            }
         }
+        while self.written < self.output.len() {
+            match self.stream.write(&self.output[self.written..]) {
+                Ok(n) => self.written += n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return true,
+                Err(_) => return false,
+            }
+        }
+        false
+    }
+}
+
+/// The whole answer to `input`, or None while its head is incomplete.
+fn answer(input: &[u8], admin: &Admin, started: (Instant, f64)) -> Option<Vec<u8>> {
+    let mut combined = Vec::new();
+    let limits = HeadLimits {
+        max_head_bytes: MAX_REQUEST,
+        ..HeadLimits::default()
     };
-    let head = format!(
+    let (status, content_type, body) = match request::parse(input, &mut combined, &limits) {
+        Ok(Parsed::Partial) => return None,
+        Ok(Parsed::Complete(head)) => {
+            if !matches!(head.method, Method::Get | Method::Head) {
+                ("405 Method Not Allowed", TEXT, "GET or HEAD only\n".into())
+            } else {
+                let path = head.raw_target.split(|&b| b == b'?').next().unwrap_or(b"");
+                route(path, admin, started)
+            }
+        }
+        Err(e) => (e.status().code_text(), TEXT, "bad request\n".into()),
+    };
+    let mut out = format!(
         "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
         body.len()
-    );
-    stream.write_all(head.as_bytes())?;
+    )
+    .into_bytes();
     if !input.starts_with(b"HEAD") {
-        stream.write_all(body.as_bytes())?;
+        out.extend_from_slice(body.as_bytes());
     }
-    Ok(())
+    Some(out)
 }
 
 const TEXT: &str = "text/plain; charset=utf-8";

@@ -432,3 +432,47 @@ fn a_bad_log_format_or_admin_address_is_an_error_naming_the_key() {
         exit.stderr
     );
 }
+
+/// A client trickling its request a byte at a time does not hold the admin
+/// listener: health checks and scrapes beside it are answered at once, and
+/// the trickler is cut off within the request's time.
+#[test]
+fn slow_admin_clients_do_not_block_health_checks() {
+    let site = TestSite::new();
+    site.file("www/a.txt", "a");
+    let server = Server::start(&site.path("www"), &["--admin", "127.0.0.1:0"]);
+    let admin = admin_addr(&server);
+    let tricklers: Vec<std::thread::JoinHandle<Duration>> = (0..8)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let started = std::time::Instant::now();
+                let mut s = std::net::TcpStream::connect(admin).unwrap();
+                for b in b"GET /metrics HTTP/1.1\r\nHost: x\r\n".iter().cycle() {
+                    if s.write_all(&[*b]).is_err() || started.elapsed() > Duration::from_secs(20) {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+                started.elapsed()
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    for path in ["/healthz", "/readyz", "/metrics"] {
+        let asked = std::time::Instant::now();
+        let (status, _) = admin_get(admin, path);
+        assert_eq!(status, 200, "{path}");
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "{path} took {:?}",
+            asked.elapsed()
+        );
+    }
+    for t in tricklers {
+        let held = t.join().unwrap();
+        assert!(
+            held < Duration::from_secs(10),
+            "a trickler was held {held:?}"
+        );
+    }
+}
