@@ -2,8 +2,9 @@
 # Every test, on a fresh Debian machine with only a Rust toolchain: installs
 # the real clients the end-to-end specs talk to (curl, ApacheBench, wrk,
 # headless Chromium, openssl s_client, testssl.sh, promtool,
-# systemd-socket-activate, nghttp and h2load, ss, and h2spec from the Go
-# module proxy) when they are missing, then runs the whole
+# systemd-socket-activate, nghttp and h2load, ss, prlimit, Debian's Python
+# documentation (a real site), and h2spec from the Go module proxy) when
+# they are missing, then runs the whole
 # workspace's tests. `.ci/run` calls exactly this. Extra arguments go to
 # `cargo test`.
 set -euo pipefail
@@ -13,8 +14,9 @@ need=()
 for tool in curl:curl ab:apache2-utils wrk:wrk chromium-headless-shell:chromium-headless-shell \
     openssl:openssl testssl:testssl.sh promtool:prometheus \
     systemd-socket-activate:systemd nghttp:nghttp2-client h2load:nghttp2-client ss:iproute2 \
-    go:golang-go; do
-    command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
+    go:golang-go prlimit:util-linux /usr/share/doc/python3/html/index.html:python3-doc; do
+    # A command on PATH, or a file a package installs.
+    command -v "${tool%%:*}" >/dev/null 2>&1 || [ -e "${tool%%:*}" ] || need+=("${tool#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing the test clients: ${need[*]}" >&2

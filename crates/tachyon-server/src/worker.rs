@@ -9,6 +9,7 @@
 //! state shared with other threads is the [`Live`] generation (read once per loop
 //! turn), the [`Shutdown`] flag and the [`Balance`] counts and inboxes.
 
+use std::cell::RefCell;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -127,7 +128,7 @@ pub fn run(
                     };
                     let listening = sockets.into_iter().zip(schemes).collect();
                     let incarnation = Incarnation {
-                        listening,
+                        listening: RefCell::new(listening),
                         live: &live,
                         limits,
                         max_conns: per_worker_conns,
@@ -155,7 +156,8 @@ struct Incarnation<'a> {
     /// This worker's listeners, kept here so that a loop that dies does
     /// not close them (each incarnation works on duplicates): the
     /// connections waiting in their queues stay there for the next one.
-    listening: Vec<(OwnedFd, Scheme)>,
+    /// A drain empties it (see [`Worker::begin_drain`]).
+    listening: RefCell<Vec<(OwnedFd, Scheme)>>,
     live: &'a Live,
     limits: Limits,
     max_conns: usize,
@@ -173,6 +175,7 @@ impl Incarnation<'_> {
         loop {
             let listening = self
                 .listening
+                .borrow()
                 .iter()
                 .map(|(fd, scheme)| Ok((fd.try_clone()?, *scheme)))
                 .collect::<io::Result<Vec<_>>>()?;
@@ -183,6 +186,7 @@ impl Incarnation<'_> {
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 Worker::new(
                     listening,
+                    &self.listening,
                     self.live,
                     self.limits.clone(),
                     self.max_conns,
@@ -283,6 +287,9 @@ struct AcceptPause {
 struct Worker<'a> {
     epoll: OwnedFd,
     listeners: Vec<(OwnedFd, Scheme)>,
+    /// The thread's own copies of the listeners (`Incarnation`), closed too
+    /// when the drain begins, so that the kernel stops queueing clients.
+    originals: &'a RefCell<Vec<(OwnedFd, Scheme)>>,
     conns: Slab<Conn>,
     live: &'a Live,
     limits: Limits,
@@ -379,6 +386,7 @@ impl Serving {
 impl<'a> Worker<'a> {
     fn new(
         listeners: Vec<(OwnedFd, Scheme)>,
+        originals: &'a RefCell<Vec<(OwnedFd, Scheme)>>,
         live: &'a Live,
         limits: Limits,
         max_conns: usize,
@@ -410,6 +418,7 @@ impl<'a> Worker<'a> {
         Ok(Worker {
             epoll,
             listeners,
+            originals,
             conns: Slab::new(),
             live,
             limits,
@@ -707,6 +716,7 @@ impl<'a> Worker<'a> {
             let _ = epoll::delete(&self.epoll, listener);
         }
         self.listeners.clear();
+        self.originals.borrow_mut().clear();
     }
 
     fn accept(&mut self, index: usize, cx: &mut Ctx<'_>) -> io::Result<()> {

@@ -22,7 +22,7 @@ pub use cache_dir::CacheDir;
 pub use compress::{Compression, EncodeCache, PendingVariant};
 pub use disk::{frozen_footprint, read_exact_at, DiskBody};
 pub use entry::{Body, Encoded, Entry, Representation};
-pub use load::{LoadError, LoadOptions, LoadStats, Progress, SkipReason, Skipped};
+pub use load::{LoadError, LoadOptions, LoadStats, Progress, SkipReason, Skipped, Symlinks};
 pub use rules::{HeaderRule, RedirectRule, RuleError};
 
 use std::collections::HashMap;

@@ -32,6 +32,48 @@ use crate::mime;
 use crate::rules::{HeaderRule, RedirectRule};
 use crate::Snapshot;
 
+/// Which symlinks under a root are followed. Whatever the policy, a link
+/// whose target is a dotfile or lies in a hidden folder is not served
+/// unless dotfiles are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Symlinks {
+    /// Every link, wherever it leads (what nginx, Apache, lighttpd, Caddy
+    /// and static-web-server do): a documentation package linking its
+    /// scripts from /usr/share/javascript works.
+    #[default]
+    Follow,
+    /// Only links whose target lies inside the root.
+    Inside,
+    /// Links whose target has the owner of the link itself (nginx's
+    /// `disable_symlinks if_not_owner`): a user cannot link to files of
+    /// another's.
+    Owner,
+    /// No link at all.
+    Never,
+}
+
+impl Symlinks {
+    pub const ALL: [Symlinks; 4] = [
+        Symlinks::Follow,
+        Symlinks::Inside,
+        Symlinks::Owner,
+        Symlinks::Never,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Symlinks::Follow => "follow",
+            Symlinks::Inside => "inside",
+            Symlinks::Owner => "owner",
+            Symlinks::Never => "never",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Symlinks> {
+        Symlinks::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
 /// What to load, how much memory it may use, and the site's rules.
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
@@ -44,8 +86,8 @@ pub struct LoadOptions {
     pub index_files: Vec<String>,
     /// Serve names starting with a dot.
     pub serve_dotfiles: bool,
-    /// Follow symlinks whose target is outside the root.
-    pub follow_outside_symlinks: bool,
+    /// Which symlinks are followed.
+    pub symlinks: Symlinks,
     /// Content codings built at load.
     pub compression: Compression,
     /// Headers per glob, applied in order.
@@ -85,7 +127,7 @@ impl Default for LoadOptions {
             max_file_in_memory: 64 * 1024 * 1024,
             index_files: vec!["index.html".into(), "index.htm".into()],
             serve_dotfiles: false,
-            follow_outside_symlinks: false,
+            symlinks: Symlinks::Follow,
             compression: Compression::default(),
             header_rules: Vec::new(),
             listing: false,
@@ -160,8 +202,15 @@ pub enum SkipReason {
     Hidden,
     /// A symlink whose target is a dotfile or lies in a hidden directory.
     HiddenTarget,
-    /// A symlink whose target is outside the root.
+    /// A symlink whose target is outside the root (`--symlinks inside`).
     OutsideRoot,
+    /// A symlink whose target belongs to another owner (`--symlinks owner`).
+    NotOwner,
+    /// A symlink (`--symlinks never`).
+    Symlink,
+    /// A folder tagged as a cache (`CACHEDIR.TAG`): build output such as
+    /// cargo's `target/`, never part of a site.
+    CacheFolder,
     /// A symlink loop.
     Loop,
     /// A FIFO, socket or device.
@@ -177,6 +226,9 @@ impl SkipReason {
             SkipReason::Hidden => "dotfiles",
             SkipReason::HiddenTarget => "symlinks to dotfiles",
             SkipReason::OutsideRoot => "symlinks leaving the root",
+            SkipReason::NotOwner => "symlinks to another owner's files",
+            SkipReason::Symlink => "symlinks",
+            SkipReason::CacheFolder => "cache folders (tagged by CACHEDIR.TAG)",
             SkipReason::Loop => "symlink loops",
             SkipReason::NotRegular => "not regular files",
             SkipReason::Missing => "dangling symlinks or files that vanished",
@@ -187,7 +239,9 @@ impl SkipReason {
     pub fn option(self) -> Option<&'static str> {
         match self {
             SkipReason::Hidden | SkipReason::HiddenTarget => Some("--dotfiles"),
-            SkipReason::OutsideRoot => Some("--follow-outside-symlinks"),
+            SkipReason::OutsideRoot | SkipReason::NotOwner | SkipReason::Symlink => {
+                Some("--symlinks follow")
+            }
             _ => None,
         }
     }
@@ -559,8 +613,14 @@ fn refusal(root: &Path, e: &walkdir::DirEntry, options: &LoadOptions) -> Option<
     if !options.serve_dotfiles && !visible(e.file_name().as_bytes()) {
         return Some(SkipReason::Hidden);
     }
+    if e.file_type().is_dir() && is_cache_folder(e.path()) {
+        return Some(SkipReason::CacheFolder);
+    }
     if !e.path_is_symlink() {
         return None;
+    }
+    if options.symlinks == Symlinks::Never {
+        return Some(SkipReason::Symlink);
     }
     // The policy applies to where a symlink leads, not only to its name:
     // `pub.txt -> .env` must not expose `.env`.
@@ -568,14 +628,52 @@ fn refusal(root: &Path, e: &walkdir::DirEntry, options: &LoadOptions) -> Option<
         return Some(SkipReason::Missing);
     };
     let within = real.strip_prefix(root).ok();
-    if within.is_none() && !options.follow_outside_symlinks {
+    if within.is_none() && options.symlinks == Symlinks::Inside {
         return Some(SkipReason::OutsideRoot);
+    }
+    if options.symlinks == Symlinks::Owner && !same_owner(e.path(), &real) {
+        return Some(SkipReason::NotOwner);
     }
     let shown = within.unwrap_or(&real);
     let hidden = shown
         .components()
         .any(|c| !visible(c.as_os_str().as_bytes()) && c.as_os_str() != "/");
     (hidden && !options.serve_dotfiles).then_some(SkipReason::HiddenTarget)
+}
+
+/// A folder holding a `CACHEDIR.TAG` that begins with the signature of
+/// the Cache Directory Tagging Specification (bford.info/cachedir): what
+/// cargo, Go and other build tools mark their output with, and backup
+/// tools skip.
+fn is_cache_folder(dir: &Path) -> bool {
+    const SIGNATURE: &[u8] = b"Signature: 8a477f597d28d172789f06886806bc55";
+    let mut head = [0u8; SIGNATURE.len()];
+    std::fs::File::open(dir.join("CACHEDIR.TAG"))
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| head == SIGNATURE)
+}
+
+/// Whether the link at `link` and what it leads to (`real`) have one
+/// owner. Every link of a chain counts, as nginx checks every component.
+fn same_owner(link: &Path, real: &Path) -> bool {
+    let owner = |p: &Path| std::fs::symlink_metadata(p).ok().map(|m| m.uid());
+    let Some(link_owner) = owner(link) else {
+        return false;
+    };
+    let mut hop = link.to_path_buf();
+    for _ in 0..40 {
+        let Ok(target) = std::fs::read_link(&hop) else {
+            break;
+        };
+        hop = match hop.parent() {
+            Some(parent) => parent.join(target),
+            None => target,
+        };
+        if owner(&hop) != Some(link_owner) {
+            return false;
+        }
+    }
+    owner(real) == Some(link_owner)
 }
 
 /// Opens and reads (or stamps, for a disk-served body) one file, checking
@@ -594,8 +692,8 @@ fn read(
     let real = f.real.as_deref().unwrap_or(&f.path);
     let (relative, beneath) = match real.strip_prefix(root) {
         Ok(relative) => (relative, true),
-        // Only reachable with follow_outside_symlinks (the walk refused
-        // such links otherwise).
+        // Only reachable through a symlink the policy follows out of the
+        // root (`Symlinks::Follow` or `Owner`).
         Err(_) => (real, false),
     };
     let read_error = |source: io::Error| LoadError::Read {
@@ -1115,16 +1213,34 @@ mod tests {
     }
 
     #[test]
-    fn symlinks_leaving_the_root_are_not_followed() {
-        let outside = temp_site(&[("secret.txt", b"no")]);
+    fn symlinks_follow_the_policy() {
+        let outside = temp_site(&[("lib.js", b"out")]);
         let root = temp_site(&[("ok.txt", b"yes")]);
-        std::os::unix::fs::symlink(outside.join("secret.txt"), root.join("leak.txt")).unwrap();
-        std::os::unix::fs::symlink(&outside, root.join("leakdir")).unwrap();
+        std::os::unix::fs::symlink(outside.join("lib.js"), root.join("lib.js")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("libdir")).unwrap();
         std::os::unix::fs::symlink(root.join("ok.txt"), root.join("alias.txt")).unwrap();
-        let snap = Snapshot::load(&root, &LoadOptions::default()).unwrap();
-        assert!(snap.lookup(b"/leak.txt").is_none());
-        assert!(snap.lookup(b"/leakdir/secret.txt").is_none());
-        assert_eq!(file(&snap, "/alias.txt").memory().unwrap().as_ref(), b"yes");
+        let load = |symlinks| {
+            let options = LoadOptions {
+                symlinks,
+                ..LoadOptions::default()
+            };
+            Snapshot::load(&root, &options).unwrap()
+        };
+        // Follow (the default) and owner (one user made them all): every link.
+        for symlinks in [Symlinks::Follow, Symlinks::Owner] {
+            let snap = load(symlinks);
+            assert_eq!(file(&snap, "/lib.js").memory().unwrap().as_ref(), b"out");
+            assert!(snap.lookup(b"/libdir/lib.js").is_some(), "{symlinks:?}");
+            assert_eq!(file(&snap, "/alias.txt").memory().unwrap().as_ref(), b"yes");
+        }
+        let inside = load(Symlinks::Inside);
+        assert!(inside.lookup(b"/lib.js").is_none());
+        assert!(inside.lookup(b"/libdir/lib.js").is_none());
+        assert_eq!(file(&inside, "/alias.txt").memory().unwrap().as_ref(), b"yes");
+        let never = load(Symlinks::Never);
+        assert!(never.lookup(b"/lib.js").is_none());
+        assert!(never.lookup(b"/alias.txt").is_none());
+        assert!(never.lookup(b"/ok.txt").is_some());
         std::fs::remove_dir_all(root).unwrap();
         std::fs::remove_dir_all(outside).unwrap();
     }

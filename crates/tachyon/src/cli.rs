@@ -45,8 +45,14 @@ pub struct Args {
     #[arg(long)]
     pub dotfiles: bool,
 
-    /// Follow symlinks whose target is outside the root
-    #[arg(long)]
+    /// Which symlinks to follow: follow (all, as nginx and Caddy do), inside (only those whose
+    /// target is inside the root), owner (only those whose target has the link's owner), never
+    /// [default: follow]
+    #[arg(long, value_name = "MODE", value_parser = ["follow", "inside", "owner", "never"])]
+    pub symlinks: Option<String>,
+
+    /// The same as --symlinks follow, the default (kept for older scripts)
+    #[arg(long, hide = true)]
     pub follow_outside_symlinks: bool,
 
     /// List directories that have no index file (HTML, or JSON for Accept: application/json)

@@ -7,6 +7,7 @@ mod activation;
 mod background;
 mod certs;
 mod healthcheck;
+mod launcher;
 mod messages;
 mod privileges;
 mod reload;
@@ -95,6 +96,8 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         .transpose()?;
     // Made before the sandbox, which may then only use it.
     let cache_dir = open_cache_dir(&settings);
+    // Before the sandbox: successors start from this thread unconfined.
+    let launcher = Arc::new(launcher::Launcher::start().context("starting the launcher thread")?);
     confine(&settings)?;
     // Before anything is printed: a SIGHUP sent as soon as the URL shows
     // must reload, not end the process (its default action). Signals that
@@ -174,8 +177,21 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     };
     let server = start_workers(listeners, &live, &settings, https, &shutdown, observe)?;
     let reopen = log.as_ref().map(LogWriter::reopener);
-    let quiet = settings.quiet;
+    let upgrades = Upgrades {
+        handover: Arc::new(std::sync::Mutex::new(handover)),
+        shutdown: Arc::clone(&shutdown),
+        launcher,
+        upgrading: Arc::new(AtomicBool::new(false)),
+        quiet: settings.quiet,
+    };
+    let sandboxed = settings.sandbox;
     let reloader = Reloader::new(live, settings, caches, tls, reloads);
+    if sandboxed {
+        // A root that is a new directory is outside this process's rules:
+        // a successor confines itself to it.
+        let upgrades = upgrades.clone();
+        reloader.on_new_root(Box::new(move |why| upgrades.start(why)));
+    }
     // Before the watcher starts: a change while the variants are built in
     // the background must not build them a second time.
     if !pending.is_empty() {
@@ -191,9 +207,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     let on_signals = Reactions {
         reloader,
         reopen,
-        handover,
-        shutdown,
-        quiet,
+        upgrades,
     };
     let signal_thread = std::thread::spawn(move || on_signals.handle(signals));
     let result = server
@@ -384,16 +398,13 @@ fn start_workers(
 struct Reactions {
     reloader: Arc<Reloader>,
     reopen: Option<tachyon_server::access::Reopen>,
-    handover: Option<Arc<upgrade::Handover>>,
-    shutdown: Arc<Shutdown>,
-    quiet: bool,
+    upgrades: Upgrades,
 }
 
 impl Reactions {
     /// SIGHUP reloads, SIGUSR1 reopens the access log, SIGUSR2 upgrades
     /// the binary; SIGTERM and SIGINT drain and stop.
     fn handle(self, mut signals: Signals) {
-        let upgrading = Arc::new(AtomicBool::new(false));
         for signal in signals.forever() {
             match signal {
                 SIGHUP => self.reloader.reload("SIGHUP"),
@@ -402,21 +413,18 @@ impl Reactions {
                         reopen.reopen();
                     }
                 }
-                SIGUSR2 => start_upgrade(
-                    self.handover.as_ref(),
-                    &self.shutdown,
-                    &upgrading,
-                    self.quiet,
-                ),
+                SIGUSR2 => self.upgrades.start("SIGUSR2"),
                 _ => {
-                    if let Some(handover) = &self.handover {
+                    // Our copies of the listening sockets close with it,
+                    // so that the kernel stops queueing new clients.
+                    if let Some(handover) = self.upgrades.take_handover() {
                         handover.abandon();
                     }
                     notify(&[sd_notify::NotifyState::Stopping]);
-                    if !self.quiet {
+                    if !self.upgrades.quiet {
                         warn("stopping: finishing responses in flight");
                     }
-                    self.shutdown.trigger();
+                    self.upgrades.shutdown.trigger();
                     return;
                 }
             }
@@ -424,48 +432,76 @@ impl Reactions {
     }
 }
 
-/// SIGUSR2: starts the binary at our path on our sockets, from a thread of
-/// its own (SIGTERM must still be heard meanwhile); once it serves, this
-/// process drains. One upgrade at a time, none while draining.
-fn start_upgrade(
-    handover: Option<&Arc<upgrade::Handover>>,
-    shutdown: &Arc<Shutdown>,
-    upgrading: &Arc<AtomicBool>,
+/// Starting the binary at our path on our sockets: on SIGUSR2, and when a
+/// root is a new directory under the sandbox.
+#[derive(Clone)]
+struct Upgrades {
+    /// Taken (and its sockets closed) when the process stops.
+    handover: Arc<std::sync::Mutex<Option<Arc<upgrade::Handover>>>>,
+    shutdown: Arc<Shutdown>,
+    /// Successors start from this unconfined thread (see `launcher`).
+    launcher: Arc<launcher::Launcher>,
+    upgrading: Arc<AtomicBool>,
     quiet: bool,
-) {
-    let Some(handover) = handover else {
-        warn("upgrade: not possible in this process (see the start-up message)");
-        return;
-    };
-    if shutdown.is_stopping() || upgrading.swap(true, Ordering::SeqCst) {
-        warn("upgrade: already upgrading or stopping; SIGUSR2 ignored");
-        return;
+}
+
+impl Upgrades {
+    /// Starts a successor on the launcher's thread (SIGTERM must still be
+    /// heard meanwhile); once it serves, this process drains. One upgrade
+    /// at a time, none while draining.
+    fn take_handover(&self) -> Option<Arc<upgrade::Handover>> {
+        self.handover
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
-    let (handover, shutdown, upgrading) = (
-        Arc::clone(handover),
-        Arc::clone(shutdown),
-        Arc::clone(upgrading),
-    );
-    std::thread::spawn(move || {
-        match handover.start_successor(UPGRADE_READY_WITHIN) {
-            Ok(pid) => {
-                if !quiet {
-                    say(&format!(
-                        "upgrade: process {pid} is serving; process {} stops accepting and drains",
-                        std::process::id()
-                    ));
-                }
-                // We are still the unit's main process: systemd takes this
-                // from us and then follows the successor.
-                notify(&[sd_notify::NotifyState::MainPid(pid)]);
-                shutdown.hand_over();
-            }
-            Err(e) => {
-                warn(&format!("upgrade failed, still serving: {e:#}"));
-                upgrading.store(false, Ordering::SeqCst);
-            }
+
+    fn start(&self, why: &str) {
+        let handover = self
+            .handover
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let Some(handover) = handover else {
+            warn(&format!(
+                "upgrade ({why}): not possible in this process (see the start-up message)"
+            ));
+            return;
+        };
+        if self.shutdown.is_stopping() || self.upgrading.swap(true, Ordering::SeqCst) {
+            warn(&format!(
+                "upgrade ({why}): already upgrading or stopping; not started"
+            ));
+            return;
         }
-    });
+        if !self.quiet {
+            say(&format!("upgrade ({why}): starting a successor"));
+        }
+        let (shutdown, upgrading, quiet) = (
+            Arc::clone(&self.shutdown),
+            Arc::clone(&self.upgrading),
+            self.quiet,
+        );
+        self.launcher
+            .run(move || match handover.start_successor(UPGRADE_READY_WITHIN) {
+                Ok(pid) => {
+                    if !quiet {
+                        say(&format!(
+                            "upgrade: process {pid} is serving; process {} stops accepting and drains",
+                            std::process::id()
+                        ));
+                    }
+                    // We are still the unit's main process: systemd takes
+                    // this from us and then follows the successor.
+                    notify(&[sd_notify::NotifyState::MainPid(pid)]);
+                    shutdown.hand_over();
+                }
+                Err(e) => {
+                    warn(&format!("upgrade failed, still serving: {e:#}"));
+                    upgrading.store(false, Ordering::SeqCst);
+                }
+            });
+    }
 }
 
 /// How long a successor may take to load its site and start serving.

@@ -47,7 +47,15 @@ pub struct Reloader {
     /// them here too would do its work twice, on a thread not niced).
     compressing: AtomicBool,
     building: Mutex<()>,
+    /// What to do, instead of a reload, when a root is a new directory
+    /// (deleted and made again, or its symlink repointed): under the
+    /// sandbox the new one is outside this process's rules, and a
+    /// successor that confines itself to it takes over.
+    new_root: Mutex<Option<NewRoot>>,
 }
+
+/// See [`Reloader::on_new_root`].
+pub type NewRoot = Box<dyn Fn(&str) + Send>;
 
 impl Reloader {
     pub fn new(
@@ -65,7 +73,14 @@ impl Reloader {
             reloads,
             compressing: AtomicBool::new(false),
             building: Mutex::new(()),
+            new_root: Mutex::new(None),
         })
+    }
+
+    /// Calls `then` instead of reloading when a root becomes a new
+    /// directory (see `new_root`).
+    pub fn on_new_root(&self, then: NewRoot) {
+        *self.new_root.lock().unwrap_or_else(|e| e.into_inner()) = Some(then);
     }
 
     /// The encoding cache of root `i` (0 the default site's, then each
@@ -165,8 +180,9 @@ impl Reloader {
                         .is_some_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
                 });
                 let hint = if denied && self.settings.sandbox {
-                    " (the sandbox lets tachyon read only its roots as they were at start: \
-                     a file outside them, or a root made anew, needs --no-sandbox or a restart)"
+                    " (the sandbox lets tachyon read only its roots and the symlink targets \
+                     they had at start: a link added since that leads elsewhere is served \
+                     after a restart or an upgrade, SIGUSR2, or with --no-sandbox)"
                 } else {
                     ""
                 };
@@ -256,10 +272,17 @@ impl Reloader {
                 cert_stamps = stamps;
                 self.reload("a certificate file changed");
             }
-            if let Some(w) = &mut watch {
-                if let Some(why) = w.refresh(&self.settings) {
-                    self.reload(why);
+            let change = watch.as_mut().and_then(|w| w.refresh(&self.settings));
+            match change {
+                Some(RootChange::Replaced(why)) => {
+                    let new_root = self.new_root.lock().unwrap_or_else(|e| e.into_inner());
+                    match new_root.as_ref() {
+                        Some(then) => then(why),
+                        None => self.reload(why),
+                    }
                 }
+                Some(RootChange::Watched) => self.reload("a root could be watched again"),
+                None => {}
             }
         }
     }
@@ -275,12 +298,25 @@ pub struct Watch {
     watched: Vec<(PathBuf, Option<RootId>)>,
     /// The last watch error, so each is logged once, not every second.
     failing: Option<String>,
+    /// Each root's identity when last seen, kept while a root is missing:
+    /// the one it comes back with tells a directory made again.
+    known: Vec<Option<RootId>>,
 }
 
 /// Device and inode of a root directory: a root deleted and recreated at
 /// the same path is a new directory, and its inotify watch died with the
 /// old one.
 type RootId = (u64, u64);
+
+/// What [`Watch::refresh`] found of the roots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootChange {
+    /// A root is another directory now: recreated, or its symlink
+    /// repointed (the reason).
+    Replaced(&'static str),
+    /// A root that could not be watched can be again, unchanged.
+    Watched,
+}
 
 impl Watch {
     pub fn start(settings: &Settings) -> notify::Result<Watch> {
@@ -295,6 +331,7 @@ impl Watch {
             rx,
             watched: Vec::new(),
             failing: None,
+            known: Vec::new(),
         };
         watch.refresh(settings);
         if let Some(err) = &watch.failing {
@@ -304,8 +341,8 @@ impl Watch {
     }
 
     /// Re-resolves every root and (re)establishes the watches that moved,
-    /// were recreated or failed before. Returns why a reload is due, if one is.
-    fn refresh(&mut self, settings: &Settings) -> Option<&'static str> {
+    /// were recreated or failed before. Returns what changed, if anything.
+    fn refresh(&mut self, settings: &Settings) -> Option<RootChange> {
         let now: Vec<(PathBuf, Option<RootId>)> = resolve_roots(settings)
             .into_iter()
             .map(|root| {
@@ -318,6 +355,14 @@ impl Watch {
         }
         let first = self.watched.is_empty();
         let changed = now != self.watched;
+        self.known.resize(now.len(), None);
+        let mut ids_changed = false;
+        for ((_, id), known) in now.iter().zip(&mut self.known) {
+            if let Some(id) = id {
+                ids_changed |= known.is_some_and(|k| k != *id);
+                *known = Some(*id);
+            }
+        }
         let moved = now
             .iter()
             .map(|(p, _)| p)
@@ -356,9 +401,11 @@ impl Watch {
         if first || !changed || self.failing.is_some() {
             None
         } else if moved {
-            Some("a root now points elsewhere")
+            Some(RootChange::Replaced("a root now points elsewhere"))
+        } else if ids_changed {
+            Some(RootChange::Replaced("a root was made again"))
         } else {
-            Some("a root was recreated or could be watched again")
+            Some(RootChange::Watched)
         }
     }
 }

@@ -8,13 +8,18 @@
 //! afterwards (threads and processes, an upgrade's successor included),
 //! never threads that already run. Everything read later, a reload, a
 //! renewed certificate, a reopened log, then goes through it, so a file
-//! reached through a symlink that points outside the roots is refused by
-//! the kernel even with `--follow-outside-symlinks`.
+//! reached through a symlink that points outside the roots, added after
+//! the start, is refused by the kernel.
 //!
-//! Directories may be listed anywhere (see `confine`); a root deleted and
-//! made again, or a root added later, is outside the rules until a restart
-//! (`--no-sandbox` turns the sandbox off). With `--follow-outside-symlinks`
-//! the targets the roots' symlinks have at start are readable too.
+//! Directories may be listed anywhere (see `confine`). A root is granted
+//! as the directory it is at start (through its symlink, for a root that is
+//! one: the target tree, not the folder holding the link); a root deleted
+//! and made again, or a root symlink repointed, is a new directory the
+//! rules do not cover, and the reloader starts a successor that confines
+//! itself to it (`launcher`). Where symlinks are followed out of a root
+//! (`--symlinks follow`, the default, or `owner`), the targets they have at
+//! start are readable too; a link added later that leads elsewhere is
+//! refused by the kernel until the next start.
 //!
 //! This module decides the rules; it reads no file's content.
 
@@ -26,6 +31,7 @@ use landlock::{
 };
 use tachyon::config::{Identity, Settings};
 use tachyon_server::access::Target;
+use tachyon_snapshot::Symlinks;
 
 /// The newest Landlock ABI whose rights we ask for; older kernels get
 /// what they support (the crate's best-effort mode), and say so.
@@ -49,16 +55,10 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
     let roots: Vec<&Path> = std::iter::once(settings.root.as_path())
         .chain(settings.hosts.iter().map(|h| h.root.as_path()))
         .collect();
+    // A rule names the inode its path leads to: a root that is a symlink
+    // (`current -> releases/v2`) grants the release it points to, never
+    // the folder holding the link and every other release beside it.
     let mut readable: Vec<PathBuf> = roots.iter().map(|r| r.to_path_buf()).collect();
-    // A root that is a symlink (`current -> releases/v2`) is repointed by
-    // deploys: the folder holding the link holds the releases too. (A rule
-    // names an inode, so a root deleted and made again is not covered.)
-    readable.extend(
-        roots
-            .iter()
-            .filter(|r| r.symlink_metadata().is_ok_and(|m| m.is_symlink()))
-            .map(|r| folder_of(r)),
-    );
     readable.extend(outside_targets(settings));
     readable.extend(settings.config_file.iter().cloned());
     readable.extend(certificate_folders(settings));
@@ -119,16 +119,16 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
     })
 }
 
-/// With `--follow-outside-symlinks`, where a root's symlinks lead outside
-/// it at start (a file or a whole folder), found by a walk that reads no
-/// file and follows no link. A link added or repointed later leads
+/// Where a root's symlinks lead outside it at start (a file or a whole
+/// folder), when links are followed out of it, found by a walk that reads
+/// no file and follows no link. A link added or repointed later leads
 /// outside the rules: the reload that meets it fails and says why.
 fn outside_targets(settings: &Settings) -> Vec<PathBuf> {
     let roots = std::iter::once((settings.root.as_path(), &settings.load))
         .chain(settings.hosts.iter().map(|h| (h.root.as_path(), &h.load)));
     let mut targets = Vec::new();
     for (root, load) in roots {
-        if !load.follow_outside_symlinks {
+        if matches!(load.symlinks, Symlinks::Inside | Symlinks::Never) {
             continue;
         }
         let Ok(real_root) = root.canonicalize() else {

@@ -19,13 +19,19 @@ use crate::messages::say;
 /// (the loader says the same later; the watcher would first retry a
 /// missing root as if it might come back).
 pub(crate) fn check_roots(settings: &Settings) -> anyhow::Result<()> {
-    let roots = std::iter::once(&settings.root).chain(settings.hosts.iter().map(|h| &h.root));
-    for root in roots {
+    let is_dir = |root: &Path| -> anyhow::Result<()> {
         let meta = std::fs::metadata(root)
             .with_context(|| format!("cannot open document root {}", root.display()))?;
-        if !meta.is_dir() {
-            anyhow::bail!("document root {} is not a directory", root.display());
-        }
+        anyhow::ensure!(
+            meta.is_dir(),
+            "document root {} is not a directory",
+            root.display()
+        );
+        Ok(())
+    };
+    is_dir(&settings.root)?;
+    for host in &settings.hosts {
+        is_dir(&host.root).with_context(|| format!("virtual host {}", host.names.join(", ")))?;
     }
     Ok(())
 }

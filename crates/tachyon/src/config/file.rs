@@ -22,6 +22,10 @@ pub struct ConfigFile {
     pub max_file_in_memory: Option<String>,
     pub index_files: Option<Vec<String>>,
     pub serve_dotfiles: Option<bool>,
+    /// "follow", "inside", "owner" or "never".
+    pub symlinks: Option<String>,
+    /// Older spelling: true is "follow", false "inside".
+    #[serde(skip_serializing)]
     pub follow_outside_symlinks: Option<bool>,
     pub sendfile: Option<bool>,
     /// HTTP/2 (ALPN h2 and cleartext with prior knowledge); on by default.

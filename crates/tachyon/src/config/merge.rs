@@ -15,7 +15,7 @@ use anyhow::{bail, Context};
 use tachyon_http::encoding::Coding;
 use tachyon_http::request::HeadLimits;
 use tachyon_server::Limits;
-use tachyon_snapshot::{Compression, HeaderRule, LoadOptions, RedirectRule};
+use tachyon_snapshot::{Compression, HeaderRule, LoadOptions, RedirectRule, Symlinks};
 
 use super::file::{
     ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileLog, FileRedirect, FileTls,
@@ -278,8 +278,7 @@ pub(super) fn load_options(args: &Args, file: &ConfigFile) -> anyhow::Result<Loa
         )?,
         index_files,
         serve_dotfiles: args.dotfiles || file.serve_dotfiles.unwrap_or(false),
-        follow_outside_symlinks: args.follow_outside_symlinks
-            || file.follow_outside_symlinks.unwrap_or(false),
+        symlinks: symlinks(args, file)?,
         compression: compression(args.no_compress, &file.compression)?,
         listing: args.listing || file.listing.unwrap_or(false),
         clean_urls: args.clean_urls || file.clean_urls.unwrap_or(false),
@@ -301,6 +300,28 @@ pub(super) fn load_options(args: &Args, file: &ConfigFile) -> anyhow::Result<Loa
 }
 
 /// The `[compression]` table and `--no-compress`.
+/// `--symlinks` over `symlinks` over the older `follow_outside_symlinks`
+/// (true: follow, false: inside) over the default, follow.
+fn symlinks(args: &Args, file: &ConfigFile) -> anyhow::Result<Symlinks> {
+    if let Some(mode) = &args.symlinks {
+        return Symlinks::parse(mode).with_context(|| format!("--symlinks {mode:?}"));
+    }
+    if args.follow_outside_symlinks {
+        return Ok(Symlinks::Follow);
+    }
+    match (&file.symlinks, file.follow_outside_symlinks) {
+        (Some(_), Some(_)) => bail!(
+            "symlinks and follow_outside_symlinks are both set: keep symlinks (follow_outside_symlinks is its older spelling)"
+        ),
+        (Some(mode), None) => Symlinks::parse(mode).with_context(|| {
+            format!("symlinks = {mode:?}: one of \"follow\", \"inside\", \"owner\", \"never\"")
+        }),
+        (None, Some(true)) => Ok(Symlinks::Follow),
+        (None, Some(false)) => Ok(Symlinks::Inside),
+        (None, None) => Ok(Symlinks::Follow),
+    }
+}
+
 fn compression(no_compress: bool, file: &FileCompression) -> anyhow::Result<Compression> {
     let defaults = Compression::default();
     let codings = match (&file.codings, no_compress) {

@@ -202,7 +202,8 @@ impl Settings {
             max_file_in_memory: Some(format_size(self.load.max_file_in_memory)),
             index_files: Some(self.load.index_files.clone()),
             serve_dotfiles: Some(self.load.serve_dotfiles),
-            follow_outside_symlinks: Some(self.load.follow_outside_symlinks),
+            symlinks: Some(self.load.symlinks.name().to_string()),
+            follow_outside_symlinks: None,
             sendfile: Some(self.load.sendfile),
             http2: Some(l.h2.is_some()),
             loopback_congestion: Some(

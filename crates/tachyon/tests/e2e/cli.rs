@@ -26,6 +26,39 @@ fn without_a_root_it_serves_the_current_directory_and_prints_the_url() {
     );
 }
 
+/// A checkout's build output is not loaded: cargo's `target/` (tagged by
+/// `CACHEDIR.TAG`) is skipped and said so, the rest is listed and served.
+/// The README's first command, run in the checkout, loaded 393 MiB of it
+/// before printing the URL.
+#[test]
+fn build_output_tagged_as_a_cache_is_not_served() {
+    let site = TestSite::new();
+    site.file("README.md", "read me")
+        .file("docs/guide.md", "guide")
+        .file(
+            "target/CACHEDIR.TAG",
+            "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cargo.\n",
+        )
+        .file("target/release/tachyon", vec![0u8; 1 << 20]);
+    let server = Server::start_in(&site.root, &[]);
+    let mut c = server.connect();
+    assert_eq!(c.get("/README.md", "").text(), "read me");
+    assert_eq!(c.get("/target/release/tachyon", "").status, 404);
+    let listing = c.get("/", "").text();
+    assert!(
+        listing.contains("README.md") && !listing.contains("target"),
+        "{listing}"
+    );
+    assert!(
+        server
+            .startup
+            .iter()
+            .any(|l| l.contains("cache folders") && l.contains("target")),
+        "{:#?}",
+        server.startup
+    );
+}
+
 #[test]
 fn bad_input_is_one_clear_line_and_a_nonzero_exit() {
     let (code, _, err) = tachyon(&["--listen", "nonsense"]);

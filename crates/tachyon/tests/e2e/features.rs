@@ -213,3 +213,90 @@ fn bad_rules_are_config_errors_that_name_the_rule() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// Debian's python3-doc, like every Sphinx documentation package, links
+/// `_static/jquery.js` and `underscore.js` into /usr/share/javascript:
+/// served by default (symlinks are followed), its pages run without a
+/// console error in Chromium, over HTTP/1.1 and over HTTP/2, and the
+/// linked scripts go out over each (the access log says which).
+#[test]
+fn python_docs_run_in_chromium_over_http1_and_http2() {
+    const DOCS: &str = "/usr/share/doc/python3/html";
+    assert!(
+        std::path::Path::new(DOCS)
+            .join("_static/jquery.js")
+            .exists(),
+        "python3-doc is required: apt-get install python3-doc (scripts/test.sh does)"
+    );
+    let site = TestSite::new();
+    let log = site.path("access.log");
+    let server = Server::start(
+        std::path::Path::new(DOCS),
+        &[
+            "--https",
+            "127.0.0.1:0",
+            "--tls-self-signed",
+            "--cache-dir",
+            "off",
+            "--no-compress",
+            "--access-log",
+            log.to_str().unwrap(),
+            "--log-format",
+            "json",
+        ],
+    );
+    let https = crate::tls::https_addr(&server);
+    let page = "/library/functions.html";
+    for (url, proto) in [
+        (
+            format!("http://127.0.0.1:{}{page}", server.addr.port()),
+            "HTTP/1.1",
+        ),
+        (
+            format!("https://127.0.0.1:{}{page}", https.port()),
+            "HTTP/2.0",
+        ),
+    ] {
+        let profile = site.path(&format!("chromium-{}", proto.replace('/', "")));
+        let out = std::process::Command::new(crate::screenshot::chromium())
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--ignore-certificate-errors",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(&url)
+            .output()
+            .expect("run chromium");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let console: Vec<&str> = stderr.lines().filter(|l| l.contains(":CONSOLE")).collect();
+        assert!(
+            console.is_empty(),
+            "{url}: console messages:\n{}",
+            console.join("\n")
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Built-in Functions"),
+            "{url}"
+        );
+        // The log is written once a second.
+        let served = |l: &&str| l.contains("/_static/jquery.js") && l.contains(proto);
+        let logged = crate::support::eventually(std::time::Duration::from_secs(5), || {
+            std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .any(|l| served(&l))
+        });
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(logged, "{url}: no jquery.js over {proto} in\n{text}");
+        let jquery = text.lines().find(served).unwrap();
+        assert!(jquery.contains("\"status\":200"), "{jquery}");
+    }
+}

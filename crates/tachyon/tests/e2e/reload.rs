@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::support::{Raw, Server, TestSite};
+use crate::support::{upgraded_pid, Raw, Server, Successor, TestSite};
 
 /// Polls `path` until its body is `want`, for at most 10 s.
 fn eventually(server: &Server, path: &str, want: &str) {
@@ -103,7 +103,9 @@ fn a_repointed_root_symlink_swaps_the_release() {
         .file("releases/v2/index.html", "v2");
     let current = site.path("current");
     std::os::unix::fs::symlink(site.path("releases/v1"), &current).unwrap();
-    let server = Server::start(&current, &[]);
+    // Without the sandbox the repointed root is reloaded in place (under it,
+    // a successor takes over: the next spec).
+    let server = Server::start(&current, &["--no-sandbox"]);
     assert_eq!(server.connect().get("/", "").text(), "v1");
     // The way deploy tools do it: a new link, renamed over the old one.
     let next = site.path("current.next");
@@ -113,6 +115,90 @@ fn a_repointed_root_symlink_swaps_the_release() {
     // Edits in the new release are watched too.
     site.file("releases/v2/index.html", "v2.1");
     eventually(&server, "/", "v2.1");
+}
+
+/// Under the sandbox, a repointed root is a directory this process may
+/// not read (its rules granted the release it pointed to, not the folder
+/// of releases): a successor that confines itself to the new release
+/// takes over, and edits in it are watched.
+#[test]
+fn a_repointed_root_under_the_sandbox_is_served_by_a_successor() {
+    let site = TestSite::new();
+    site.file("releases/v1/index.html", "v1")
+        .file("releases/v2/index.html", "v2");
+    let current = site.path("current");
+    std::os::unix::fs::symlink(site.path("releases/v1"), &current).unwrap();
+    let server = Server::start(&current, &[]);
+    assert_eq!(server.connect().get("/", "").text(), "v1");
+    let next = site.path("current.next");
+    std::os::unix::fs::symlink(site.path("releases/v2"), &next).unwrap();
+    std::fs::rename(&next, &current).unwrap();
+    let line = server
+        .wait_for_line("is serving", Duration::from_secs(20))
+        .expect("a successor takes over");
+    let _successor = Successor(upgraded_pid(&line));
+    eventually(&server, "/", "v2");
+    site.file("releases/v2/index.html", "v2.1");
+    eventually(&server, "/", "v2.1");
+}
+
+/// `rm -rf public && build`, under load and under the sandbox: the old
+/// site is served until the new one is, by a successor confined to the
+/// new directory; not one request fails.
+#[test]
+fn a_root_made_again_is_served_under_load_with_no_request_failed() {
+    let site = TestSite::new();
+    site.file("public/index.html", "old")
+        .file("public/a.txt", "a");
+    let root = site.path("public");
+    let server = Server::start(&root, &[]);
+    let addr = server.addr;
+    let stop = Arc::new(AtomicBool::new(false));
+    let clients: Vec<_> = (0..4)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let (mut served, mut new) = (0usize, 0usize);
+                let mut c = Raw::connect(addr);
+                while !stop.load(Ordering::Relaxed) {
+                    if c.is_closed() {
+                        c = Raw::connect(addr);
+                    }
+                    let r = c.get("/", "");
+                    assert_eq!(r.status, 200, "a request failed: {}", r.text());
+                    match r.text().as_str() {
+                        "old" => {}
+                        "new" => new += 1,
+                        other => panic!("served {other:?}"),
+                    }
+                    served += 1;
+                    if r.header("connection") == Some("close") {
+                        c = Raw::connect(addr);
+                    }
+                }
+                (served, new)
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::remove_dir_all(&root).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    site.file("public/index.html", "new")
+        .file("public/a.txt", "b");
+    let line = server
+        .wait_for_line("is serving", Duration::from_secs(20))
+        .expect("a successor takes over");
+    let _successor = Successor(upgraded_pid(&line));
+    eventually(&server, "/", "new");
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::Relaxed);
+    let mut new_seen = 0;
+    for c in clients {
+        let (served, new) = c.join().expect("a client saw a failure");
+        assert!(served > 0);
+        new_seen += new;
+    }
+    assert!(new_seen > 0, "the new site was never served to the load");
 }
 
 #[test]

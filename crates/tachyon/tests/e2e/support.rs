@@ -522,3 +522,24 @@ impl ReopenedSite {
         assert!(ok, "prlimit: {err}");
     }
 }
+
+/// A process the server under test started (an upgrade's successor),
+/// killed (by pid) when the spec ends.
+pub struct Successor(pub i32);
+
+impl Drop for Successor {
+    fn drop(&mut self) {
+        if let Some(pid) = rustix::process::Pid::from_raw(self.0) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+/// The successor's pid in `upgrade: process N is serving; …`.
+pub fn upgraded_pid(line: &str) -> i32 {
+    line.split("process ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {line:?}"))
+}

@@ -8,18 +8,7 @@ use std::time::Duration;
 
 use rustix::process::Signal;
 
-use crate::support::{binary, eventually, run, Raw, Server, TestSite};
-
-/// A process the old server started, killed (by pid) when the spec ends.
-struct Successor(i32);
-
-impl Drop for Successor {
-    fn drop(&mut self) {
-        if let Some(pid) = rustix::process::Pid::from_raw(self.0) {
-            let _ = rustix::process::kill_process(pid, Signal::KILL);
-        }
-    }
-}
+use crate::support::{binary, eventually, run, upgraded_pid, Raw, Server, Successor, TestSite};
 
 /// The binary as an operator installs it: a file of its own in a bin folder.
 fn installed(site: &TestSite) -> PathBuf {
@@ -57,14 +46,6 @@ fn replace(exe: &Path, with: Program) {
     assert!(ok, "{err}");
     std::fs::set_permissions(next, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::rename(next, exe).unwrap();
-}
-
-fn upgraded_pid(line: &str) -> i32 {
-    line.split("process ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|pid| pid.parse().ok())
-        .unwrap_or_else(|| panic!("no pid in {line:?}"))
 }
 
 fn alive(server: &mut Server) -> bool {
