@@ -1,133 +1,56 @@
-//! The HTTP/1.1 encoder: the only code that spells the response model of
-//! [`crate::response`] as HTTP/1.1 bytes.
+//! HTTP/1.1's spelling of a response head ([`Http1`], the only code that
+//! spells the response model as HTTP/1.1 text), and the complete error
+//! answer a connection writes when it cannot trust a request enough to go
+//! further ([`error`]).
 //!
-//! Two layers, as the fast path needs: [`Prepared`] holds a representation's
-//! fields encoded once at load (the 200 head is a single copy per request),
-//! and [`Head`] writes the per-request rest around them. Does not decide
-//! anything: which status and fields a request gets is the caller's choice.
-//! Invariant: a head written through [`Head`] ends in exactly one blank
-//! line, and every field value in it was checked when its [`Field`] was built.
+//! Invariant: a head written in this dialect ends in exactly one blank
+//! line.
 
-use crate::encoding::Coding;
+use crate::head::{self, Dialect};
 use crate::range::ByteRange;
-use crate::response::{
-    self, ErrorPage, Exchange, Field, FieldWriter, Name, Persistence, Status, ALLOWED_METHODS,
-    NOSNIFF, RETRY_AFTER_SECS, SERVER,
-};
+use crate::response::{ErrorPage, Exchange, Name, Persistence, Status};
 
-/// A response head being written into an output buffer.
-pub struct Head<'b> {
-    buf: &'b mut Vec<u8>,
-}
+/// HTTP/1.1: a status line, `Name: value` lines, `Connection` when the
+/// connection's future needs saying, a blank line. Always `HTTP/1.1`,
+/// which RFC 9110 §6.2 allows for 1.0 clients too (the major version is
+/// what counts).
+#[derive(Debug)]
+pub struct Http1;
 
-impl FieldWriter for Head<'_> {
-    fn written(&self) -> usize {
-        self.buf.len()
-    }
+/// A head written as HTTP/1.1.
+pub type Head<'b> = head::Head<'b, Http1>;
+/// A representation's fields prepared as HTTP/1.1.
+pub type Prepared = head::Prepared<Http1>;
 
-    fn write_field(&mut self, name: &Name, value: &[u8]) {
-        self.field(name, value);
-    }
-
-    fn write_content_length(&mut self, len: u64) {
-        self.content_length(len);
-    }
-}
-
-impl<'b> Head<'b> {
-    /// Starts a head with its status line and the fields every response
-    /// carries. Always `HTTP/1.1`, which RFC 9110 §6.2 allows for 1.0
-    /// clients too (the major version is what counts).
-    pub fn start(buf: &'b mut Vec<u8>, status: Status) -> Head<'b> {
+impl Dialect for Http1 {
+    fn status(buf: &mut Vec<u8>, status: Status) {
         buf.extend_from_slice(b"HTTP/1.1 ");
         buf.extend_from_slice(status.code_text().as_bytes());
         buf.push(b' ');
         buf.extend_from_slice(status.reason().as_bytes());
         buf.extend_from_slice(b"\r\n");
-        let mut head = Head { buf };
-        head.common();
-        head
     }
 
-    /// Starts a head from a block prepared at load that already holds the
-    /// status line (a representation's 200).
-    pub fn prepared(buf: &'b mut Vec<u8>, block: &[u8]) -> Head<'b> {
-        buf.extend_from_slice(block);
-        Head { buf }
-    }
-
-    /// Appends fields encoded at load (see [`Prepared`]).
-    pub fn block(&mut self, block: &[u8]) -> &mut Self {
-        self.buf.extend_from_slice(block);
-        self
-    }
-
-    /// Appends one field.
-    pub fn field(&mut self, name: &Name, value: &[u8]) -> &mut Self {
-        self.field_parts(name, &[value])
-    }
-
-    /// Appends one field whose value is the concatenation of `parts` (a
-    /// location and the request's query), without joining them first.
-    pub fn field_parts(&mut self, name: &Name, parts: &[&[u8]]) -> &mut Self {
-        self.buf.extend_from_slice(name.as_str().as_bytes());
-        self.buf.extend_from_slice(b": ");
+    fn field(buf: &mut Vec<u8>, name: &Name, parts: &[&[u8]]) {
+        buf.extend_from_slice(name.as_str().as_bytes());
+        buf.extend_from_slice(b": ");
         for part in parts {
-            self.buf.extend_from_slice(part);
+            buf.extend_from_slice(part);
         }
-        self.buf.extend_from_slice(b"\r\n");
-        self
+        buf.extend_from_slice(b"\r\n");
     }
 
-    pub fn content_length(&mut self, len: u64) -> &mut Self {
-        self.field(
-            &Name::ContentLength,
-            itoa::Buffer::new().format(len).as_bytes(),
-        )
-    }
-
-    /// `Content-Range: bytes START-END/LEN` (RFC 9110 §14.4).
-    pub fn content_range(&mut self, range: ByteRange, len: u64) -> &mut Self {
-        write_content_range(self.buf, range, len);
-        self
-    }
-
-    /// `Content-Range: bytes */LEN`, sent with a 416.
-    pub fn unsatisfied_range(&mut self, len: u64) -> &mut Self {
-        self.buf.extend_from_slice(b"Content-Range: bytes */");
-        self.buf
-            .extend_from_slice(itoa::Buffer::new().format(len).as_bytes());
-        self.buf.extend_from_slice(b"\r\n");
-        self
-    }
-
-    /// Ends the head: the connection's fields, `Date`, `Connection` when
-    /// needed, the blank line.
-    pub fn finish(self, exchange: &Exchange<'_>) {
-        for field in exchange.fields {
-            self.buf.extend_from_slice(field.name().as_str().as_bytes());
-            self.buf.extend_from_slice(b": ");
-            self.buf.extend_from_slice(field.value().as_bytes());
-            self.buf.extend_from_slice(b"\r\n");
-        }
-        self.buf.extend_from_slice(b"Date: ");
-        self.buf.extend_from_slice(exchange.date.bytes());
-        self.buf.extend_from_slice(b"\r\n");
-        self.buf.extend_from_slice(match exchange.persistence {
+    fn end(buf: &mut Vec<u8>, persistence: Persistence) {
+        buf.extend_from_slice(match persistence {
             Persistence::KeepAlive => b"",
             Persistence::KeepAliveEcho => b"Connection: keep-alive\r\n",
             Persistence::Close => b"Connection: close\r\n",
         });
-        self.buf.extend_from_slice(b"\r\n");
-    }
-
-    fn common(&mut self) {
-        self.field(&Name::Server, SERVER.as_bytes());
-        self.field(&Name::XContentTypeOptions, NOSNIFF.as_bytes());
+        buf.extend_from_slice(b"\r\n");
     }
 }
 
-/// Appends a `Content-Range` field line; multipart part heads use it too.
+/// Appends a `Content-Range` field line (multipart part heads use it).
 pub fn write_content_range(buf: &mut Vec<u8>, range: ByteRange, len: u64) {
     let mut num = itoa::Buffer::new();
     buf.extend_from_slice(b"Content-Range: bytes ");
@@ -139,91 +62,26 @@ pub fn write_content_range(buf: &mut Vec<u8>, range: ByteRange, len: u64) {
     buf.extend_from_slice(b"\r\n");
 }
 
-/// An extra field an error response carries, chosen by its status.
-fn error_field(status: Status) -> Option<(Name, &'static str)> {
-    match status {
-        Status::MethodNotAllowed => Some((Name::Allow, ALLOWED_METHODS)),
-        Status::ServiceUnavailable => Some((Name::RetryAfter, RETRY_AFTER_SECS)),
-        _ => None,
-    }
-}
-
 /// Appends a complete error response with its small HTML page (the page is
 /// left out for HEAD; its length is still announced, RFC 9110 §9.3.2).
 pub fn error(buf: &mut Vec<u8>, status: Status, exchange: &Exchange<'_>) {
-    let page = ErrorPage(status);
-    let mut head = Head::start(buf, status);
-    head.field(&Name::ContentType, b"text/html; charset=utf-8")
-        .field(&Name::CacheControl, b"no-store")
-        .content_length(page.byte_len() as u64);
-    if let Some((name, value)) = error_field(status) {
-        head.field(&name, value.as_bytes());
-    }
-    head.finish(exchange);
+    head::error::<Http1>(buf, status, exchange);
     if !exchange.head_only {
-        page.write(buf);
+        ErrorPage(status).write(buf);
     }
 }
 
 /// The answer to OPTIONS: what a static site allows.
 pub fn options(buf: &mut Vec<u8>, exchange: &Exchange<'_>) {
-    let mut head = Head::start(buf, Status::NoContent);
-    head.field(&Name::Allow, ALLOWED_METHODS.as_bytes());
-    head.finish(exchange);
-}
-
-/// A representation's fields, encoded once at load: one buffer holding
-/// the 200 status line and common fields, the representation's own fields
-/// (validators and the rest, also sent with 206 and 304),
-/// then the content fields (`Content-Type`, `Content-Encoding`, sent with
-/// 200 and 206 but not 304, RFC 9110 §15.4.5) and `Content-Length`.
-#[derive(Debug, Default)]
-pub struct Prepared {
-    bytes: Box<[u8]>,
-    validators: std::ops::Range<usize>,
-    content: std::ops::Range<usize>,
-}
-
-impl Prepared {
-    /// Encodes `fields` (the representation's own, in order), its type,
-    /// coding and length.
-    pub fn new(fields: &[Field], content_type: &str, coding: Option<Coding>, len: u64) -> Prepared {
-        let mut buf = Vec::with_capacity(256);
-        let (validators, content) = response::representation(
-            &mut Head::start(&mut buf, Status::Ok),
-            fields,
-            content_type,
-            coding,
-            len,
-        );
-        Prepared {
-            bytes: buf.into_boxed_slice(),
-            validators,
-            content,
-        }
-    }
-
-    /// The whole 200 head without `Date`, `Connection` and the blank line.
-    pub fn ok_head(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// The representation's own fields (validators, caching, configured
-    /// headers), without the ones [`Head::start`] writes.
-    pub fn validators(&self) -> &[u8] {
-        &self.bytes[self.validators.clone()]
-    }
-
-    /// `Content-Type`, and `Content-Encoding` for an encoded representation.
-    pub fn content(&self) -> &[u8] {
-        &self.bytes[self.content.clone()]
-    }
+    head::options::<Http1>(buf, exchange);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::date::DateCache;
+    use crate::encoding::Coding;
+    use crate::response::Field;
 
     fn exchange(date: &DateCache, persistence: Persistence, head_only: bool) -> Exchange<'_> {
         Exchange {

@@ -3,9 +3,10 @@
 //! This crate owns request-head parsing ([`request`]), turning a request target
 //! into a path that cannot leave the site ([`target`]), precondition and range
 //! evaluation ([`conditional`], [`range`]), content-coding negotiation ([`encoding`]),
-//! the response model every protocol shares ([`response`]), its HTTP/1.1
-//! encoding ([`h1`]), HTTP/2 framing, header compression and connection state
-//! ([`h2`]) and the cached `Date` value ([`date`]).
+//! the response model every protocol shares ([`response`]), the one head
+//! writer every protocol spells in its dialect ([`head`]): HTTP/1.1 text
+//! ([`h1`]), HTTP/2 framing, header compression and connection state
+//! ([`h2`]); and the cached `Date` value ([`date`]).
 //! It knows nothing of sockets, files or threads. Every protocol error is a
 //! [`ParseError`], and [`ParseError::status`] is the one place that chooses the
 //! status code a malformed request gets.
@@ -16,6 +17,7 @@ pub mod encoding;
 pub mod error;
 pub mod h1;
 pub mod h2;
+pub mod head;
 pub mod multipart;
 pub mod range;
 pub mod request;

@@ -156,41 +156,6 @@ impl Field {
     }
 }
 
-/// What a protocol's head encoder offers to [`representation`]: HTTP/1.1's
-/// [`crate::h1::Head`] and HTTP/2's [`crate::h2::hpack::Block`].
-pub trait FieldWriter {
-    /// Bytes written into the encoder's buffer so far.
-    fn written(&self) -> usize;
-    fn write_field(&mut self, name: &Name, value: &[u8]);
-    fn write_content_length(&mut self, len: u64);
-}
-
-/// A representation's fields, in the order both protocols pre-encode them
-/// at load: its own fields (validators and the rest, also sent with 206 and
-/// 304), then its content fields (`Content-Type`, `Content-Encoding`: 200
-/// and 206 only, RFC 9110 §15.4.5), then `Content-Length`. Returns where
-/// the own fields and the content fields lie in the encoder's buffer.
-pub fn representation(
-    w: &mut impl FieldWriter,
-    fields: &[Field],
-    content_type: &str,
-    coding: Option<crate::encoding::Coding>,
-    len: u64,
-) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-    let own = w.written();
-    for field in fields {
-        w.write_field(field.name(), field.value().as_bytes());
-    }
-    let content = w.written();
-    w.write_field(&Name::ContentType, content_type.as_bytes());
-    if let Some(coding) = coding {
-        w.write_field(&Name::ContentEncoding, coding.token().as_bytes());
-    }
-    let end = w.written();
-    w.write_content_length(len);
-    (own..content, content..end)
-}
-
 /// The fields every response carries.
 pub const SERVER: &str = "tachyon";
 pub const NOSNIFF: &str = "nosniff";

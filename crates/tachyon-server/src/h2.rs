@@ -23,15 +23,15 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use tachyon_http::h2::frame::{self, flag, kind, Reason};
-use tachyon_http::h2::hpack::{self, Block, Fields};
+use tachyon_http::h2::hpack::{Fields, Hpack};
 use tachyon_http::h2::{Connection, Event, Limits};
-use tachyon_http::multipart::Multipart;
-use tachyon_http::range::ByteRange;
-use tachyon_http::response::{ErrorPage, Exchange, Name, Persistence};
+use tachyon_http::head::Prepared;
+use tachyon_http::response::{Exchange, Persistence};
 use tachyon_http::{Method, Status};
 use tachyon_snapshot::{Body, Representation};
 
 use crate::access::Client;
+use crate::answer::{self, Carrier};
 use crate::conn::Ctx;
 use crate::outbox::Outbox;
 use crate::reply::{check_for_sending, decide, open_for_sending, to_https, Reply, Summary};
@@ -528,6 +528,43 @@ fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) -> u32 {
     released
 }
 
+/// HTTP/2's carrier: the header block on its own (framed as HEADERS and
+/// CONTINUATION by [`H2::headers`]), the body as chunks sent in DATA frames
+/// as the windows allow; `opened` is the body's file when opened now.
+struct Carried<'b> {
+    block: &'b mut Vec<u8>,
+    body: VecDeque<Chunk>,
+    opened: Option<Arc<File>>,
+}
+
+impl Carrier for Carried<'_> {
+    type Dialect = Hpack;
+
+    fn prepared(file: &Representation) -> &Prepared<Hpack> {
+        &file.h2
+    }
+
+    fn head(&mut self) -> &mut Vec<u8> {
+        self.block
+    }
+
+    fn file(&mut self, file: &Arc<Representation>, range: Range<u64>) {
+        if range.end > range.start {
+            self.body.push_back(Chunk::Body {
+                file: Arc::clone(file),
+                range,
+                opened: self.opened.clone(),
+            });
+        }
+    }
+
+    fn made(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        let mut bytes = Vec::new();
+        write(&mut bytes);
+        self.body.push_back(Chunk::Made(bytes.into()));
+    }
+}
+
 /// Encodes `reply`'s header block into `block` and returns its body.
 fn write(
     reply: Reply<'_>,
@@ -535,130 +572,11 @@ fn write(
     opened: Option<Arc<File>>,
     block: &mut Vec<u8>,
 ) -> VecDeque<Chunk> {
-    let mut body = VecDeque::new();
-    let whole = |file: &Arc<Representation>, range: Range<u64>, body: &mut VecDeque<Chunk>| {
-        if !exchange.head_only && range.end > range.start {
-            body.push_back(Chunk::Body {
-                file: Arc::clone(file),
-                range,
-                opened: opened.clone(),
-            });
-        }
+    let mut carried = Carried {
+        block,
+        body: VecDeque::new(),
+        opened,
     };
-    match reply {
-        Reply::Whole(file) => {
-            Block::prepared(block, file.h2.ok_block()).finish(exchange);
-            whole(file, 0..file.len, &mut body);
-        }
-        Reply::NotModified(file) => {
-            let mut b = Block::start(block, Status::NotModified);
-            b.block(file.h2.validators());
-            b.finish(exchange);
-        }
-        Reply::Slice(file, range) => {
-            let mut b = Block::start(block, Status::PartialContent);
-            b.block(file.h2.validators())
-                .block(file.h2.content())
-                .content_range(range, file.len)
-                .content_length(range.len());
-            b.finish(exchange);
-            whole(file, range.start..range.end, &mut body);
-        }
-        Reply::Slices(file, ranges) => {
-            multipart(
-                file,
-                ranges.as_slice(),
-                exchange,
-                opened.as_ref(),
-                block,
-                &mut body,
-            );
-        }
-        Reply::Unsatisfiable(len) => {
-            let mut b = Block::start(block, Status::RangeNotSatisfiable);
-            b.unsatisfied_range(len).content_length(0);
-            b.finish(exchange);
-        }
-        Reply::Redirect {
-            status,
-            location,
-            query,
-        } => {
-            let mut b = Block::start(block, status);
-            b.field_parts(&Name::Location, &[location, query])
-                .content_length(0);
-            b.finish(exchange);
-        }
-        Reply::ToHttps { host, port, target } => {
-            let mut digits = itoa::Buffer::new();
-            let (colon, port): (&[u8], &[u8]) = match port {
-                Some(port) => (b":", digits.format(port).as_bytes()),
-                None => (b"", b""),
-            };
-            let mut b = Block::start(block, Status::PermanentRedirect);
-            b.field_parts(&Name::Location, &[b"https://", host, colon, port, target])
-                .content_length(0);
-            b.finish(exchange);
-        }
-        Reply::NotFoundPage(page) => {
-            let mut b = Block::start(block, Status::NotFound);
-            b.field(&Name::CacheControl, b"no-cache")
-                .block(page.h2.content())
-                .content_length(page.len);
-            b.finish(exchange);
-            whole(page, 0..page.len, &mut body);
-        }
-        Reply::Options => hpack::options(block, exchange),
-        Reply::Error(status) => error(status, exchange, block, &mut body),
-        // A request HTTP/1.1 could not trust ends only its stream here:
-        // HTTP/2 framing is not in doubt.
-        Reply::Rejected(e) => error(e.status(), exchange, block, &mut body),
-    }
-    body
-}
-
-fn error(status: Status, exchange: &Exchange<'_>, block: &mut Vec<u8>, body: &mut VecDeque<Chunk>) {
-    hpack::error(block, status, exchange);
-    if !exchange.head_only {
-        let mut page = Vec::with_capacity(ErrorPage(status).byte_len());
-        ErrorPage(status).write(&mut page);
-        body.push_back(Chunk::Made(page.into()));
-    }
-}
-
-/// `multipart/byteranges` (RFC 9110 §14.6), its length announced.
-fn multipart(
-    file: &Arc<Representation>,
-    ranges: &[ByteRange],
-    exchange: &Exchange<'_>,
-    opened: Option<&Arc<File>>,
-    block: &mut Vec<u8>,
-    body: &mut VecDeque<Chunk>,
-) {
-    let framing = Multipart {
-        boundary: &file.etag[1..file.etag.len() - 1],
-        content_type: &file.content_type,
-        total: file.len,
-    };
-    let mut b = Block::start(block, Status::PartialContent);
-    b.block(file.h2.validators())
-        .field_parts(&Name::ContentType, &framing.content_type_parts())
-        .content_length(framing.body_len(ranges));
-    b.finish(exchange);
-    if exchange.head_only {
-        return;
-    }
-    for r in ranges {
-        let mut head = Vec::new();
-        framing.part_head(&mut head, *r);
-        body.push_back(Chunk::Made(head.into()));
-        body.push_back(Chunk::Body {
-            file: Arc::clone(file),
-            range: r.start..r.end,
-            opened: opened.cloned(),
-        });
-    }
-    let mut closing = Vec::new();
-    framing.closing(&mut closing);
-    body.push_back(Chunk::Made(closing.into()));
+    answer::write(reply, exchange, &mut carried);
+    carried.body
 }

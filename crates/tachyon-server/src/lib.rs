@@ -32,6 +32,7 @@
 
 pub mod access;
 pub mod admin;
+mod answer;
 mod balance;
 mod clock;
 mod conn;

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use tachyon_http::conditional::{self, Precondition, Validators};
 use tachyon_http::encoding::{self, Choice, Coding};
+use tachyon_http::multipart::Multipart;
 use tachyon_http::range::{self, ByteRange, RangeDecision, Ranges, MAX_RANGES};
 use tachyon_http::target::{absolute_form, site_path};
 use tachyon_http::{Method, ParseError, RequestHead, Status};
@@ -85,12 +86,7 @@ impl Reply<'_> {
             Reply::NotModified(file) => (Status::NotModified, 0, file.coding),
             Reply::Slice(file, range) => (Status::PartialContent, range.len(), file.coding),
             Reply::Slices(file, ranges) => {
-                let framing = tachyon_http::multipart::Multipart {
-                    boundary: &file.etag[1..file.etag.len() - 1],
-                    content_type: &file.content_type,
-                    total: file.len,
-                };
-                let len = framing.body_len(ranges.as_slice());
+                let len = multipart(file).body_len(ranges.as_slice());
                 (Status::PartialContent, len, file.coding)
             }
             Reply::Unsatisfiable(_) => (Status::RangeNotSatisfiable, 0, None),
@@ -148,6 +144,16 @@ pub fn check_for_sending(reply: Reply<'_>, head_only: bool) -> Reply<'_> {
             Reply::Error(Status::ServiceUnavailable)
         }
         _ => reply,
+    }
+}
+
+/// The `multipart/byteranges` framing of `file`: its boundary comes from
+/// its ETag (unique per representation, unlikely inside it).
+pub fn multipart(file: &Representation) -> Multipart<'_> {
+    Multipart {
+        boundary: &file.etag[1..file.etag.len() - 1],
+        content_type: &file.content_type,
+        total: file.len,
     }
 }
 

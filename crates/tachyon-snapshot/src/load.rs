@@ -1236,7 +1236,10 @@ mod tests {
         let inside = load(Symlinks::Inside);
         assert!(inside.lookup(b"/lib.js").is_none());
         assert!(inside.lookup(b"/libdir/lib.js").is_none());
-        assert_eq!(file(&inside, "/alias.txt").memory().unwrap().as_ref(), b"yes");
+        assert_eq!(
+            file(&inside, "/alias.txt").memory().unwrap().as_ref(),
+            b"yes"
+        );
         let never = load(Symlinks::Never);
         assert!(never.lookup(b"/lib.js").is_none());
         assert!(never.lookup(b"/alias.txt").is_none());

@@ -21,13 +21,9 @@ pub mod huffman;
 
 use std::ops::Range;
 
-use crate::encoding::Coding;
-use crate::range::ByteRange;
+use crate::head::{self, Dialect};
 use crate::request::{BodyFraming, Method, RequestHead, Version};
-use crate::response::{
-    self, ErrorPage, Exchange, Field, FieldWriter, Name, Status, ALLOWED_METHODS, NOSNIFF,
-    RETRY_AFTER_SECS, SERVER,
-};
+use crate::response::{Name, Persistence, Status};
 
 /// Static-table index of a name the server sends (RFC 7541 Appendix A).
 fn static_name(name: &Name) -> Option<u8> {
@@ -94,194 +90,42 @@ fn string_parts(buf: &mut Vec<u8>, parts: &[&[u8]]) {
     }
 }
 
-/// A response header block being written into an output buffer (the
-/// HEADERS frame around it is the caller's).
-pub struct Block<'b> {
-    buf: &'b mut Vec<u8>,
-}
+/// HPACK (RFC 7541) for HTTP/2 response heads: the fields of a head as
+/// a header block, never using the dynamic table.
+#[derive(Debug)]
+pub struct Hpack;
 
-impl FieldWriter for Block<'_> {
-    fn written(&self) -> usize {
-        self.buf.len()
-    }
+/// A head written as an HPACK block (the HEADERS frame around it is the
+/// caller's).
+pub type Block<'b> = head::Head<'b, Hpack>;
+/// A representation's fields prepared as an HPACK block.
+pub type Prepared = head::Prepared<Hpack>;
 
-    fn write_field(&mut self, name: &Name, value: &[u8]) {
-        self.field(name, value);
-    }
-
-    fn write_content_length(&mut self, len: u64) {
-        self.content_length(len);
-    }
-}
-
-impl<'b> Block<'b> {
-    /// Starts a block with `:status` and the fields every response carries.
-    pub fn start(buf: &'b mut Vec<u8>, status: Status) -> Block<'b> {
-        let mut block = Block { buf };
-        block.status(status);
-        block.common();
-        block
-    }
-
-    /// Starts a block from one prepared at load that already holds
-    /// `:status: 200` (a representation's 200).
-    pub fn prepared(buf: &'b mut Vec<u8>, block: &[u8]) -> Block<'b> {
-        buf.extend_from_slice(block);
-        Block { buf }
-    }
-
-    fn status(&mut self, status: Status) {
+impl Dialect for Hpack {
+    fn status(buf: &mut Vec<u8>, status: Status) {
         match static_status(status) {
-            Some(index) => integer(self.buf, 0x80, 7, index as usize),
+            Some(index) => integer(buf, 0x80, 7, index as usize),
             None => {
-                integer(self.buf, 0, 4, STATUS_NAME as usize);
-                string_parts(self.buf, &[status.code_text().as_bytes()]);
+                integer(buf, 0, 4, STATUS_NAME as usize);
+                string_parts(buf, &[status.code_text().as_bytes()]);
             }
         }
     }
 
-    fn common(&mut self) {
-        self.field(&Name::Server, SERVER.as_bytes());
-        self.field(&Name::XContentTypeOptions, NOSNIFF.as_bytes());
-    }
-
-    /// Appends fields encoded at load (see [`Prepared`]).
-    pub fn block(&mut self, block: &[u8]) -> &mut Self {
-        self.buf.extend_from_slice(block);
-        self
-    }
-
-    pub fn field(&mut self, name: &Name, value: &[u8]) -> &mut Self {
-        self.field_parts(name, &[value])
-    }
-
-    /// One field whose value is the concatenation of `parts`.
-    pub fn field_parts(&mut self, name: &Name, parts: &[&[u8]]) -> &mut Self {
+    fn field(buf: &mut Vec<u8>, name: &Name, parts: &[&[u8]]) {
         match static_name(name) {
-            Some(index) => integer(self.buf, 0, 4, index as usize),
+            Some(index) => integer(buf, 0, 4, index as usize),
             None => {
                 // A new name: HTTP/2 field names are lowercase (RFC 9113 §8.2.1).
-                self.buf.push(0);
+                buf.push(0);
                 let lower = name.as_str().to_ascii_lowercase();
-                string_parts(self.buf, &[lower.as_bytes()]);
+                string_parts(buf, &[lower.as_bytes()]);
             }
         }
-        string_parts(self.buf, parts);
-        self
+        string_parts(buf, parts);
     }
 
-    pub fn content_length(&mut self, len: u64) -> &mut Self {
-        self.field(
-            &Name::ContentLength,
-            itoa::Buffer::new().format(len).as_bytes(),
-        )
-    }
-
-    /// `content-range: bytes START-END/LEN` (RFC 9110 §14.4).
-    pub fn content_range(&mut self, range: ByteRange, len: u64) -> &mut Self {
-        let mut a = itoa::Buffer::new();
-        let mut b = itoa::Buffer::new();
-        let mut c = itoa::Buffer::new();
-        self.field_parts(
-            &Name::ContentRange,
-            &[
-                b"bytes ",
-                a.format(range.start).as_bytes(),
-                b"-",
-                b.format(range.end - 1).as_bytes(),
-                b"/",
-                c.format(len).as_bytes(),
-            ],
-        )
-    }
-
-    /// `content-range: bytes */LEN`, sent with a 416.
-    pub fn unsatisfied_range(&mut self, len: u64) -> &mut Self {
-        let mut n = itoa::Buffer::new();
-        self.field_parts(
-            &Name::ContentRange,
-            &[b"bytes */", n.format(len).as_bytes()],
-        )
-    }
-
-    /// Ends the block: the connection's fields and `date`. HTTP/2 has no
-    /// `Connection` field (RFC 9113 §8.2.2).
-    pub fn finish(self, exchange: &Exchange<'_>) {
-        let mut block = self;
-        for field in exchange.fields {
-            block.field(field.name(), field.value().as_bytes());
-        }
-        block.field(&Name::Date, exchange.date.bytes());
-    }
-}
-
-/// A representation's header block encoded once at load, the HTTP/2 twin
-/// of [`crate::h1::Prepared`]: `:status: 200` and the common fields, the
-/// representation's own fields (also sent with 206 and 304), its content
-/// fields, then `content-length`.
-#[derive(Debug, Default)]
-pub struct Prepared {
-    bytes: Box<[u8]>,
-    validators: Range<usize>,
-    content: Range<usize>,
-}
-
-impl Prepared {
-    pub fn new(fields: &[Field], content_type: &str, coding: Option<Coding>, len: u64) -> Prepared {
-        let mut buf = Vec::with_capacity(192);
-        let (validators, content) = response::representation(
-            &mut Block::start(&mut buf, Status::Ok),
-            fields,
-            content_type,
-            coding,
-            len,
-        );
-        Prepared {
-            bytes: buf.into_boxed_slice(),
-            validators,
-            content,
-        }
-    }
-
-    /// The whole 200 block without the per-request fields.
-    pub fn ok_block(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    pub fn validators(&self) -> &[u8] {
-        &self.bytes[self.validators.clone()]
-    }
-
-    pub fn content(&self) -> &[u8] {
-        &self.bytes[self.content.clone()]
-    }
-}
-
-/// The block of an error response; its page is the body.
-pub fn error(buf: &mut Vec<u8>, status: Status, exchange: &Exchange<'_>) {
-    let page = ErrorPage(status);
-    let mut block = Block::start(buf, status);
-    block
-        .field(&Name::ContentType, b"text/html; charset=utf-8")
-        .field(&Name::CacheControl, b"no-store")
-        .content_length(page.byte_len() as u64);
-    match status {
-        Status::MethodNotAllowed => {
-            block.field(&Name::Allow, ALLOWED_METHODS.as_bytes());
-        }
-        Status::ServiceUnavailable => {
-            block.field(&Name::RetryAfter, RETRY_AFTER_SECS.as_bytes());
-        }
-        _ => {}
-    }
-    block.finish(exchange);
-}
-
-/// The block answering OPTIONS.
-pub fn options(buf: &mut Vec<u8>, exchange: &Exchange<'_>) {
-    let mut block = Block::start(buf, Status::NoContent);
-    block.field(&Name::Allow, ALLOWED_METHODS.as_bytes());
-    block.finish(exchange);
+    fn end(_: &mut Vec<u8>, _: Persistence) {}
 }
 
 /// How much of a request's fields a decoder accepts.
@@ -616,7 +460,9 @@ fn check_field(
 mod tests {
     use super::*;
     use crate::date::DateCache;
-    use crate::response::Persistence;
+    use crate::encoding::Coding;
+    use crate::head::error;
+    use crate::response::{Exchange, Field, ALLOWED_METHODS};
 
     const LIMITS: DecodeLimits = DecodeLimits {
         max_list_size: 16 * 1024,
@@ -656,7 +502,7 @@ mod tests {
         ];
         let prepared = Prepared::new(&fields, "text/html", Some(Coding::Br), 1234);
         let mut buf = Vec::new();
-        Block::prepared(&mut buf, prepared.ok_block()).finish(&Exchange {
+        Block::prepared(&mut buf, prepared.ok_head()).finish(&Exchange {
             date: &date,
             persistence: Persistence::KeepAlive,
             head_only: false,
@@ -694,7 +540,7 @@ mod tests {
             head_only: false,
             fields: &[],
         };
-        error(&mut buf, Status::MethodNotAllowed, &exchange);
+        error::<Hpack>(&mut buf, Status::MethodNotAllowed, &exchange);
         let decoded = decode_with_reference(&buf);
         assert_eq!(decoded[0], (":status".into(), "405".into()));
         assert!(decoded.contains(&("allow".into(), ALLOWED_METHODS.into())));
