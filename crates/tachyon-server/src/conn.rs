@@ -21,33 +21,22 @@
 use std::net::SocketAddr;
 use std::ops::{Deref, DerefMut};
 use std::os::fd::OwnedFd;
-use std::time::Instant;
 
 use rustix::io::Errno;
 use rustix::net::{RecvFlags, Shutdown};
 use tachyon_http::date::DateCache;
-use tachyon_http::h1::error as write_h1_error;
-use tachyon_http::h2::PREFACE;
-use tachyon_http::request::{self, BodyFraming, Parsed};
-use tachyon_http::response::Field;
-use tachyon_http::response::{Exchange, Persistence};
-use tachyon_http::{Method, ParseError, Status, Version};
+use tachyon_http::Status;
 
 use crate::access::Client;
-use crate::h1::{respond, Outcome, Source};
+use crate::boost::{Boost, Budget};
 use crate::h2::{Progress, H2};
 use crate::limits::Limits;
 use crate::live::Generation;
 use crate::outbox::{Carriers, Flush, Flushed, Outbox};
-use crate::reply::{Scratch, Summary};
+use crate::reply::Scratch;
+use crate::serving::{Https, Serving};
 use crate::stats::{Closed, Observer, Timeout};
 use crate::wire::{Received, Session, Wire};
-
-/// Stop parsing pipelined requests once this much output is queued: a small
-/// multiple of a loopback socket buffer, so pipelining still fills the pipe
-/// (16 pipelined 1 KiB responses are 21 KiB) while a client that never reads
-/// holds at most this much plus one response.
-pub const MAX_QUEUED_OUTPUT: u64 = 64 * 1024;
 
 /// Bytes one connection may send per loop turn before the others get theirs
 /// (nginx's `sendfile_max_chunk` idea, applied to all output).
@@ -58,38 +47,6 @@ const TURN_BUDGET: u64 = 1024 * 1024;
 /// µs of server CPU per 64 KiB response over h2c at -c32 -m100; 256 KiB
 /// cost 16.4 (fewer writes, fewer wake-ups of the reader); 1 MiB no less.
 const H2_BATCH: u64 = 256 * 1024;
-
-/// Output left to send from which a connection asks for the raised
-/// unsent-bytes bound (`sys::BOOSTED_LOWAT`, paid from the worker's
-/// `sys::RAISED_BUDGET`): below it, the wake-ups the bound saves are few.
-const BOOST_FROM: u64 = 1024 * 1024;
-/// And what its client must have taken of it (of the current response over
-/// HTTP/1.1, of the connection's output over HTTP/2) to show it reads. Not
-/// in one wake-up: a client that reads in small steps (ab, 8 KiB a read)
-/// never takes that much at once at the common bound, and gains as much
-/// from the raised one (10 MiB by ab -c10, one request per connection:
-/// 0.87-0.93 ms of server CPU per response raised, 2.0 ms at the common
-/// bound).
-const BOOST_PROOF: u64 = 256 * 1024;
-/// An HTTP/2 connection gets the raised bound only while its worker holds
-/// at most this many connections. With few, the worker wakes up for each
-/// one's socket space, and the bound saves it most of those wake-ups (and
-/// moves the transmission of queued DATA into the reader's context); with
-/// many, one wake-up serves many connections, and on loopback the bound
-/// only moves work onto a client that is already what limits. 64 KiB x
-/// 100 streams over h2c, h2load -t1 on 2 cores, server CPU per response
-/// and req/s against the common bound, side by side: c=1 8.7-12 µs vs
-/// 14-16 µs; c=4 and c=8 7.8-10.4 µs vs 14.2-14.5 µs and 83-103k vs
-/// 74-78k req/s; c=32 (16 a worker) 4% less CPU but 10% fewer req/s;
-/// c=256 the same CPU and 17% fewer req/s.
-///
-/// Over TLS too. Under BBR it did not pay (23.7-25.9 µs of server CPU per
-/// 64 KiB response at the common bound, 28.6-31.0 raised, h2load -c1
-/// -m100): BBR's pacing timers grew with the deeper queue. With loopback
-/// listeners on cubic (`sys::LOOPBACK_CONGESTION`), interleaved by hand
-/// (2026-11-26): c=1 17.4-18.0 µs raised against 19.3-20.1 and 4% more
-/// req/s (five rounds), c=4 17.9-18.4 against 19.0-19.5 (three).
-const BOOST_H2_CONNS: usize = 8;
 
 /// How long a closing connection keeps reading and discarding what the
 /// client still sends, so that its close is not a reset that destroys the
@@ -142,14 +99,8 @@ pub struct Conn {
     lingered: u64,
     /// On the worker's list of connections to resume without an event.
     pub resuming: bool,
-    /// The raised unsent-bytes bound this connection holds of the worker's
-    /// `sys::RAISED_BUDGET` while a large body waits for its client (0:
-    /// the common bound).
-    boosted: u32,
-    /// Bytes the client has taken of the output queued for it (the current
-    /// response's, over HTTP/1.1; all of it, over HTTP/2): the proof that
-    /// it reads, for the raised bound.
-    taken: u64,
+    /// The raised unsent-bytes bound, and what the client took toward it.
+    boost: Boost,
     /// HTTPS: the TLS session in front of the socket.
     session: Option<Box<Session>>,
     /// HTTP/2 (ALPN h2, or the preface on a plain listener): the
@@ -160,24 +111,6 @@ pub struct Conn {
     /// (`--suite footprint`, bytes per idle connection: 99 before the log
     /// existed, 137 with the address inline, 108 boxed).
     peer: Option<Box<SocketAddr>>,
-}
-
-/// What one pass of [`Conn::write_responses`] did.
-struct Batch {
-    /// Bytes of `data` used (heads and discarded bodies).
-    consumed: usize,
-    /// At least one request was answered.
-    answered: bool,
-    /// Stopped because enough output is queued; more requests may follow.
-    held_back: bool,
-    /// The last response closes the connection.
-    close: bool,
-    /// The close leaves client bytes unread (an error, a body not read,
-    /// pipelined requests after `Connection: close`).
-    linger: bool,
-    /// The HTTP/2 preface starts at `consumed` (prior knowledge, RFC 9113
-    /// §3.3): the rest of the input is HTTP/2.
-    upgrade: bool,
 }
 
 /// What the worker should do with the connection afterwards.
@@ -225,18 +158,23 @@ pub struct Ctx<'a> {
     pub observer: &'a mut Observer,
 }
 
-/// What plain and TLS connections answer differently.
-#[derive(Debug, Clone, Default)]
-pub struct Https {
-    /// Plain connections answer every request with a 308 to the same URL
-    /// on `https://` at this port.
-    pub redirect_port: Option<u16>,
-    /// Fields every response on a TLS connection carries
-    /// (`Strict-Transport-Security`: RFC 6797 §7.2 forbids it over plain HTTP).
-    pub fields: Vec<Field>,
-}
-
 impl<'a> Ctx<'a> {
+    /// What answering requests needs of the worker (see `serving`).
+    pub fn serving(&mut self) -> Serving<'_> {
+        Serving {
+            out: self.out,
+            scratch: self.scratch,
+            combined: self.combined,
+            date: self.date,
+            generation: self.generation,
+            limits: self.limits,
+            https: self.https,
+            observer: self.observer,
+            now: self.now,
+            draining: self.draining,
+        }
+    }
+
     /// Lends the shared buffers to one connection until the turn is dropped.
     pub fn turn(&mut self) -> Turn<'_, 'a> {
         debug_assert!(self.out.is_empty(), "a turn starts with a clean outbox");
@@ -255,7 +193,7 @@ impl<'a> Ctx<'a> {
     /// Returns what a closed connection had charged to the worker.
     pub fn release(&mut self, conn: &Conn) {
         *self.queued_output -= conn.charged;
-        *self.boosted -= u64::from(conn.boosted);
+        *self.boosted -= u64::from(conn.boost.held());
     }
 }
 
@@ -310,8 +248,7 @@ impl Conn {
             linger: false,
             lingered: 0,
             resuming: false,
-            boosted: 0,
-            taken: 0,
+            boost: Boost::default(),
             session,
             h2: None,
             peer: peer.map(Box::new),
@@ -340,7 +277,7 @@ impl Conn {
             && self.input.is_empty()
             && self.discard == 0
             && !self.resuming
-            && self.boosted == 0
+            && self.boost.held() == 0
             && !self.hung_up
             && self.session.as_ref().is_none_or(|s| !s.is_handshaking())
             && self.h2.as_ref().is_none_or(|h| !h.is_stalled())
@@ -371,12 +308,12 @@ impl Conn {
         }
         if let Some(mut pending) = self.pending.take() {
             let flush = pending.flush(&mut self.wire(), TURN_BUDGET, &mut *cx.carriers);
-            self.taken += flush.as_ref().map_or(0, |f| f.sent);
+            self.boost.took(flush.as_ref().map_or(0, |f| f.sent));
             self.pending = Some(pending);
             match self.after_flush(flush, cx) {
                 Err(Next::Close(why)) => return Next::Close(why),
                 Err(next) => {
-                    self.boost(cx);
+                    self.raise_bound(cx);
                     return next;
                 }
                 Ok(()) => {
@@ -485,14 +422,20 @@ impl Conn {
         }
         if self.pending.is_none() {
             // The client speaks again, so it has read the large body whose
-            // raised bound this connection kept (see `release_pending`).
-            self.unboost(cx);
+            // raised bound this connection kept (see `Boost::body_sent`).
+            self.boost.lower(&self.fd, cx.boosted);
         }
         let mut pos = 0;
         let mut answered = false;
         let started = cx.observer.start();
         loop {
-            let batch = self.write_responses(&data[pos..], cx, started);
+            let client = client(self.peer.as_deref().copied(), &self.session);
+            let facts = crate::h1::Facts {
+                client: &client,
+                tls: self.session.is_some(),
+                discard: &mut self.discard,
+            };
+            let batch = crate::h1::serve(&data[pos..], facts, &mut cx.serving(), started);
             pos += batch.consumed;
             answered |= batch.answered;
             if batch.upgrade {
@@ -568,7 +511,7 @@ impl Conn {
         let h2 = self.h2.as_mut()?;
         let (used, progress) = {
             let client = client(self.peer.as_deref().copied(), &self.session);
-            h2.receive(data, cx, tls, &client)
+            h2.receive(data, &mut cx.serving(), tls, &client)
         };
         let rest = &data[used..];
         let written_before = h2.written();
@@ -585,7 +528,7 @@ impl Conn {
                     sent: n,
                 }) => {
                     sent += n;
-                    self.taken += n;
+                    self.boost.took(n);
                     if !more {
                         break;
                     }
@@ -598,7 +541,7 @@ impl Conn {
                     }
                 }
                 Ok(Flush { state, sent: n }) => {
-                    self.taken += n;
+                    self.boost.took(n);
                     let progressed = h2.written() > written_before;
                     if !self.queue_unsent(cx) {
                         return Some(Next::Close(Closed::Backlog));
@@ -611,7 +554,7 @@ impl Conn {
                     // at the common bound every 64 KiB it reads is a
                     // wake-up that pushes DATA through the loopback path in
                     // our own context.
-                    self.boost(cx);
+                    self.raise_bound(cx);
                     return Some(match state {
                         Flushed::Paused => Next::Resume,
                         _ => Next::Keep,
@@ -655,121 +598,6 @@ impl Conn {
         None
     }
 
-    /// Parses and answers requests from the start of `data` into `cx.out`;
-    /// `started` is when they arrived, when requests are timed.
-    fn write_responses(
-        &mut self,
-        data: &[u8],
-        turn: &mut Turn<'_, '_>,
-        started: Option<Instant>,
-    ) -> Batch {
-        let cx: &mut Ctx<'_> = turn;
-        let mut batch = Batch {
-            consumed: 0,
-            answered: false,
-            held_back: false,
-            close: false,
-            linger: false,
-            upgrade: false,
-        };
-        // A plain listener that also speaks HTTP/2 with prior knowledge.
-        let h2c = cx.limits.h2.is_some() && self.session.is_none();
-        while batch.consumed < data.len() {
-            let rest = &data[batch.consumed..];
-            if self.discard > 0 {
-                let skip = self.discard.min(rest.len() as u64);
-                self.discard -= skip;
-                batch.consumed += skip as usize;
-                continue;
-            }
-            if cx.out.pending_bytes() > MAX_QUEUED_OUTPUT {
-                batch.held_back = true;
-                break;
-            }
-            let head = match request::parse(rest, cx.combined, &cx.limits.head) {
-                Ok(Parsed::Complete(head)) => head,
-                Ok(Parsed::Partial) => break,
-                // "PRI * HTTP/2.0" fails as a version: the check costs
-                // HTTP/1.1 requests nothing.
-                Err(ParseError::Version) if h2c && rest.starts_with(&PREFACE[..16]) => {
-                    batch.upgrade = true;
-                    break;
-                }
-                // The preface's first bytes alone ("PRI * HTTP/2.0" split
-                // by the network): wait for the rest before deciding.
-                Err(ParseError::Version) if h2c && PREFACE.starts_with(rest) => break,
-                // A line whose version is not HTTP/x.y at all, on a listener
-                // that also speaks h2c: the client may be an HTTP/2 speaker
-                // with a broken preface, which must see the connection
-                // closed (RFC 9113 §3.4), not an HTTP/1.1 answer it would
-                // misread as frames. With --no-h2 it gets its 505.
-                Err(ParseError::Version) if h2c && !names_http_version(first_line(rest)) => {
-                    batch.close = true;
-                    batch.linger = true;
-                    break;
-                }
-                Err(error) => {
-                    let client = client(self.peer.as_deref().copied(), &self.session);
-                    reject(cx, error, first_line(rest), &client);
-                    batch.close = true;
-                    batch.linger = true;
-                    break;
-                }
-            };
-            batch.consumed += head.head_len;
-            batch.answered = true;
-            let mut keep_alive = head.keep_alive && !cx.draining;
-            match head.body {
-                BodyFraming::None => {}
-                BodyFraming::Length(n) if n <= cx.limits.max_discard_body => self.discard = n,
-                BodyFraming::Length(_) => {
-                    let client = client(self.peer.as_deref().copied(), &self.session);
-                    reject(cx, ParseError::BodyTooLarge, first_line(rest), &client);
-                    batch.close = true;
-                    batch.linger = true;
-                    break;
-                }
-                // Chunked bodies are not decoded: answer, then close, so the
-                // body is never taken for the next request (RFC 9112 §9.6).
-                BodyFraming::Chunked => {
-                    keep_alive = false;
-                    batch.linger = true;
-                }
-            }
-            let persistence = match (keep_alive, head.version) {
-                (false, _) => Persistence::Close,
-                (true, Version::Http10) => Persistence::KeepAliveEcho,
-                (true, Version::Http11 | Version::Http2) => Persistence::KeepAlive,
-            };
-            let source = match (&self.session, cx.https.redirect_port) {
-                (None, Some(port)) => Source::Https(port),
-                _ => Source::Site(cx.generation.pick(head.host)),
-            };
-            let exchange = Exchange {
-                date: cx.date,
-                persistence,
-                head_only: head.method == Method::Head,
-                fields: if self.session.is_some() {
-                    &cx.https.fields
-                } else {
-                    &[]
-                },
-            };
-            let (outcome, summary) = respond(&head, source, exchange, cx.scratch, cx.out);
-            let client = client(self.peer.as_deref().copied(), &self.session);
-            cx.observer.request(&head, &summary, &client, started);
-            if outcome == Outcome::Close {
-                batch.close = true;
-                break;
-            }
-        }
-        if batch.close {
-            batch.linger |= batch.consumed < data.len() || self.discard > 0;
-            batch.consumed = data.len();
-        }
-        batch
-    }
-
     /// Moves the unsent rest of the turn's output into this connection,
     /// charged to the worker's budget; false when that budget is spent (the
     /// connection is then closed: its client is not reading, and the
@@ -786,44 +614,21 @@ impl Conn {
         true
     }
 
-    /// After a flush that left output waiting: a client that has taken at
-    /// least [`BOOST_PROOF`], with at least [`BOOST_FROM`] still to come
-    /// (queued output, and over HTTP/2 the bodies not yet framed), gets the
-    /// raised unsent-bytes bound while the worker's budget has room. A
-    /// client that reads nothing never takes the proof, so it stays at the
-    /// common bound.
-    fn boost(&mut self, cx: &mut Turn<'_, '_>) {
-        let bound = if self.h2.is_some() {
-            crate::sys::BOOSTED_LOWAT_H2
-        } else {
-            crate::sys::BOOSTED_LOWAT
-        };
-        // Cheapest first: the sum walks the pending parts.
-        if self.boosted != 0
-            || self.taken < BOOST_PROOF
-            || *cx.boosted + u64::from(bound) > crate::sys::RAISED_BUDGET
-            || (self.h2.is_some() && cx.conns > BOOST_H2_CONNS)
-        {
-            return;
-        }
+    /// After a flush that left output waiting: the raised unsent-bytes
+    /// bound when this connection's client qualifies (see `boost`).
+    fn raise_bound(&mut self, cx: &mut Turn<'_, '_>) {
         let unframed = self.h2.as_ref().map_or(0, |h2| h2.unwritten());
-        if unframed + self.pending.as_ref().map_or(0, |p| p.pending_bytes()) < BOOST_FROM {
-            return;
-        }
-        if crate::sys::set_unsent_bound(&self.fd, bound) {
-            self.boosted = bound;
-            *cx.boosted += u64::from(bound);
+        let queued = self.pending.as_ref().map_or(0, |p| p.pending_bytes());
+        let conns = cx.conns;
+        let budget = Budget {
+            spent: &mut *cx.boosted,
+            conns,
+        };
+        if self
+            .boost
+            .raise(&self.fd, self.h2.is_some(), unframed + queued, budget)
+        {
             cx.observer.raised();
-        }
-    }
-
-    /// Gives the raised bound back to the worker's budget once nothing
-    /// large is on its way.
-    fn unboost(&mut self, cx: &mut Turn<'_, '_>) {
-        if self.boosted != 0 {
-            crate::sys::set_unsent_bound(&self.fd, crate::sys::NOTSENT_LOWAT);
-            *cx.boosted -= u64::from(self.boosted);
-            self.boosted = 0;
         }
     }
 
@@ -831,21 +636,7 @@ impl Conn {
         *cx.queued_output -= self.charged;
         self.charged = 0;
         self.pending = None;
-        // The raised bound is for a body in flight. An HTTP/1.1 one has
-        // been handed to the kernel, but up to the raised bound of it may
-        // still wait unsent in the socket: the bound is kept until the
-        // client's next request (`serve_input`) or the close, so that the
-        // budget bounds how many sockets hold that much (given back here,
-        // a crowd that stops reading near the end of a body held 132
-        // raised queues on 2 workers allowed 64 each). An HTTP/2
-        // connection keeps it until it closes: its client sends the next
-        // requests as the last DATA arrives, and a bound lowered between
-        // bursts cost all of the gain (64 KiB x 100 streams over h2c,
-        // h2load -c1: 7.4-8.4 us of server CPU per response kept, 14-17 us
-        // released whenever the streams ran out, as without it).
-        if self.h2.is_none() {
-            self.taken = 0;
-        }
+        self.boost.body_sent(self.h2.is_some());
     }
 
     /// Output waits for the client: the send timeout runs from now.
@@ -906,7 +697,8 @@ impl Conn {
     /// so the answer is not lost to a reset).
     fn refuse_plain_http(&mut self, cx: &mut Turn<'_, '_>) -> Next {
         self.session = None;
-        write_error(cx, Status::BadRequest);
+        let date = cx.date;
+        crate::h1::write_error(cx.out, date, Status::BadRequest);
         match cx.flush_out(&mut Wire::Plain(&self.fd)) {
             Ok(Flush {
                 state: Flushed::All,
@@ -937,7 +729,8 @@ impl Conn {
         if self.phase == Phase::Head && self.pending.is_none() && self.h2.is_none() {
             // RFC 9110 §15.5.9: tell the client before closing, and linger
             // so that the 408 is not destroyed by a reset.
-            write_error(cx, Status::RequestTimeout);
+            let date = cx.date;
+            crate::h1::write_error(cx.out, date, Status::RequestTimeout);
             if let Ok(Flush {
                 state: Flushed::All,
                 ..
@@ -973,43 +766,6 @@ fn client(peer: Option<SocketAddr>, session: &Option<Box<Session>>) -> Client<'_
         addr: peer,
         tls: session.as_ref().and_then(|s| s.facts()),
     }
-}
-
-/// Whether a request line's last word starts `HTTP/`.
-fn names_http_version(line: &[u8]) -> bool {
-    let version = line.rsplit(|&b| b == b' ').next().unwrap_or_default();
-    version.starts_with(b"HTTP/")
-}
-
-/// The first line of what a client sent (for the log of a request that
-/// could not be parsed), at most 1 KiB of it.
-fn first_line(input: &[u8]) -> &[u8] {
-    let input = &input[..input.len().min(1024)];
-    let end = memchr::memchr2(b'\r', b'\n', input).unwrap_or(input.len());
-    &input[..end]
-}
-
-/// The error response for a request that cannot be served; the connection
-/// closes after it.
-fn reject(cx: &mut Ctx<'_>, error: ParseError, line: &[u8], client: &Client<'_>) {
-    let status = error.status();
-    write_error(cx, status);
-    let summary = Summary {
-        status,
-        body: tachyon_http::response::ErrorPage(status).byte_len() as u64,
-        coding: None,
-    };
-    cx.observer.rejected(line, &summary, client);
-}
-
-fn write_error(cx: &mut Ctx<'_>, status: Status) {
-    let exchange = Exchange {
-        date: cx.date,
-        persistence: Persistence::Close,
-        head_only: false,
-        fields: &[],
-    };
-    write_h1_error(cx.out.buf(), status, &exchange);
 }
 
 fn secs(d: std::time::Duration) -> u32 {

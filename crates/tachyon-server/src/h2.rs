@@ -32,9 +32,9 @@ use tachyon_snapshot::{Body, Representation};
 
 use crate::access::Client;
 use crate::answer::{self, Carrier};
-use crate::conn::Ctx;
 use crate::outbox::Outbox;
 use crate::reply::{check_for_sending, decide, open_for_sending, to_https, Reply, Summary};
+use crate::serving::Serving;
 
 /// Memory body slices up to this size are copied next to their frame
 /// header; larger ones go out as their own iovec.
@@ -43,7 +43,7 @@ const INLINE_DATA_MAX: usize = 4 * 1024;
 /// Bytes copied into the outbox (frame headers, small bodies) before
 /// `produce` stops, whatever its budget: what a connection whose socket
 /// is full keeps queued stays that of HTTP/1.1.
-const MAX_COPIED: usize = crate::conn::MAX_QUEUED_OUTPUT as usize;
+const MAX_COPIED: usize = crate::outbox::MAX_QUEUED as usize;
 
 /// Streams of one connection that may hold a file opened for their body
 /// (a disk-served file past the descriptors kept open) at once. A file is
@@ -198,7 +198,7 @@ impl H2 {
     pub fn receive(
         &mut self,
         data: &[u8],
-        cx: &mut Ctx<'_>,
+        cx: &mut Serving<'_>,
         tls: bool,
         client: &Client<'_>,
     ) -> (usize, Progress) {
@@ -296,7 +296,7 @@ impl H2 {
         &mut self,
         stream: u32,
         status: Option<Status>,
-        cx: &mut Ctx<'_>,
+        cx: &mut Serving<'_>,
         tls: bool,
         client: &Client<'_>,
         started: Option<std::time::Instant>,

@@ -34,6 +34,7 @@ pub mod access;
 pub mod admin;
 mod answer;
 mod balance;
+mod boost;
 mod clock;
 mod conn;
 mod guard;
@@ -45,16 +46,17 @@ mod outbox;
 mod pipes;
 mod record;
 mod reply;
+mod serving;
 pub mod stats;
 mod sys;
 pub mod tls;
 mod wire;
 mod worker;
 
-pub use conn::Https;
 pub use limits::Limits;
 pub use live::{Generation, Live};
 pub use pipes::limit_pipes;
+pub use serving::Https;
 pub use sys::{
     adopt_listeners, bind_listeners, check_addresses, connection_cap, raise_fd_limit, BindError,
     Endpoint, ListenOptions, Listeners, Scheme, LOOPBACK_CONGESTION,

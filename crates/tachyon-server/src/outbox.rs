@@ -30,6 +30,12 @@ use tachyon_snapshot::{read_exact_at, Body, Representation};
 use crate::pipes::{Pipe, Pipes};
 use crate::wire::Wire;
 
+/// Stop parsing pipelined requests once this much output is queued: a small
+/// multiple of a loopback socket buffer, so pipelining still fills the pipe
+/// (16 pipelined 1 KiB responses are 21 KiB) while a client that never reads
+/// holds at most this much plus one response.
+pub const MAX_QUEUED: u64 = 64 * 1024;
+
 /// Most iovecs gathered into one writev.
 const MAX_IOVECS: usize = 32;
 /// Largest sendfile call (nginx's `sendfile_max_chunk` default is 2 MiB).
