@@ -325,3 +325,201 @@ fn representation<'a>(head: &RequestHead<'_>, file: &'a Arc<Representation>) -> 
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The order of decisions, one request at a time against a small site
+    //! loaded from a temporary folder.
+
+    use std::path::PathBuf;
+
+    use tachyon_http::request::{parse, HeadLimits, Parsed};
+    use tachyon_snapshot::{LoadOptions, RedirectRule};
+
+    use super::*;
+
+    /// A site: `a.txt` (4 KiB of text, so it gets encoded variants),
+    /// `d/index.html`, and a redirect `/old` → `/new`.
+    struct Site {
+        dir: PathBuf,
+        snapshot: Snapshot,
+    }
+
+    impl Site {
+        fn new(tweak: impl FnOnce(&mut LoadOptions)) -> Site {
+            static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let dir =
+                std::env::temp_dir().join(format!("tachyon-reply-{}-{n}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(dir.join("d")).unwrap();
+            std::fs::write(dir.join("a.txt"), "hello text ".repeat(400)).unwrap();
+            std::fs::write(dir.join("d/index.html"), "<p>d</p>").unwrap();
+            std::fs::write(dir.join("404.html"), "<p>gone</p>").unwrap();
+            let mut options = LoadOptions {
+                settle: std::time::Duration::ZERO,
+                redirects: vec![RedirectRule::new("/old", "/new", 301).unwrap()],
+                ..LoadOptions::default()
+            };
+            tweak(&mut options);
+            let snapshot = Snapshot::load(&dir, &options).unwrap();
+            Site { dir, snapshot }
+        }
+
+        /// The reply to `request` (a request line and fields, without the
+        /// blank line), summarized as its status and coding.
+        fn ask(&self, request: &str) -> (u16, Option<&'static str>) {
+            let input = format!("{request}\r\n\r\n");
+            let mut combined = Vec::new();
+            let Ok(Parsed::Complete(head)) =
+                parse(input.as_bytes(), &mut combined, &HeadLimits::default())
+            else {
+                panic!("not a request: {request}");
+            };
+            let reply = decide(&head, &self.snapshot, &mut Scratch::default());
+            let summary = reply.summary(false);
+            (summary.status.code(), summary.coding.map(|c| c.token()))
+        }
+    }
+
+    impl Drop for Site {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    const HOST: &str = "Host: t";
+
+    #[test]
+    fn methods_come_first() {
+        let site = Site::new(|_| {});
+        assert_eq!(
+            site.ask(&format!("OPTIONS /a.txt HTTP/1.1\r\n{HOST}")).0,
+            204
+        );
+        assert_eq!(
+            site.ask(&format!(
+                "POST /a.txt HTTP/1.1\r\n{HOST}\r\nContent-Length: 0"
+            ))
+            .0,
+            405
+        );
+        assert_eq!(site.ask(&format!("HEAD /a.txt HTTP/1.1\r\n{HOST}")).0, 200);
+    }
+
+    #[test]
+    fn targets_that_leave_the_site_are_rejected_before_any_lookup() {
+        let site = Site::new(|_| {});
+        assert_eq!(
+            site.ask(&format!("GET /%2e%2e/etc/passwd HTTP/1.1\r\n{HOST}"))
+                .0,
+            400
+        );
+        assert_eq!(
+            site.ask(&format!("GET /d/../a.txt HTTP/1.1\r\n{HOST}")).0,
+            200
+        );
+    }
+
+    #[test]
+    fn lookups_redirects_and_what_is_missing() {
+        let site = Site::new(|_| {});
+        assert_eq!(site.ask(&format!("GET /d/ HTTP/1.1\r\n{HOST}")).0, 200);
+        assert_eq!(site.ask(&format!("GET /d HTTP/1.1\r\n{HOST}")).0, 301);
+        assert_eq!(site.ask(&format!("GET /old?x=1 HTTP/1.1\r\n{HOST}")).0, 301);
+        assert_eq!(site.ask(&format!("GET /nope HTTP/1.1\r\n{HOST}")).0, 404);
+        let with_page = Site::new(|o| o.not_found_page = Some("/404.html".into()));
+        assert_eq!(
+            with_page.ask(&format!("GET /nope HTTP/1.1\r\n{HOST}")).0,
+            404
+        );
+        let spa = Site::new(|o| o.fallback = Some("/d/index.html".into()));
+        assert_eq!(spa.ask(&format!("GET /route/x HTTP/1.1\r\n{HOST}")).0, 200);
+    }
+
+    #[test]
+    fn codings_are_negotiated_only_when_asked() {
+        let site = Site::new(|_| {});
+        assert_eq!(
+            site.ask(&format!("GET /a.txt HTTP/1.1\r\n{HOST}")),
+            (200, None)
+        );
+        assert_eq!(
+            site.ask(&format!(
+                "GET /a.txt HTTP/1.1\r\n{HOST}\r\nAccept-Encoding: gzip, deflate, br, zstd"
+            )),
+            (200, Some("br"))
+        );
+        assert_eq!(
+            site.ask(&format!(
+                "GET /a.txt HTTP/1.1\r\n{HOST}\r\nAccept-Encoding: gzip"
+            )),
+            (200, Some("gzip"))
+        );
+        assert_eq!(
+            site.ask(&format!(
+                "GET /a.txt HTTP/1.1\r\n{HOST}\r\nAccept-Encoding: identity;q=0"
+            )),
+            (406, None)
+        );
+        // Several ranges get the identity: multipart parts cannot be
+        // slices of an encoded representation.
+        assert_eq!(
+            site.ask(&format!(
+                "GET /a.txt HTTP/1.1\r\n{HOST}\r\nAccept-Encoding: br\r\nRange: bytes=0-1,5-6"
+            )),
+            (206, None)
+        );
+    }
+
+    #[test]
+    fn preconditions_come_before_ranges() {
+        let site = Site::new(|_| {});
+        let Some(Entry::File(file)) = site.snapshot.lookup(b"/a.txt") else {
+            panic!("a.txt");
+        };
+        let etag = String::from_utf8(file.etag.to_vec()).unwrap();
+        let ask = |fields: &str| {
+            site.ask(&format!("GET /a.txt HTTP/1.1\r\n{HOST}\r\n{fields}"))
+                .0
+        };
+        assert_eq!(
+            ask(&format!("If-None-Match: {etag}\r\nRange: bytes=0-9")),
+            304
+        );
+        assert_eq!(ask("If-Match: \"other\""), 412);
+        assert_eq!(ask("Range: bytes=0-9"), 206);
+        assert_eq!(ask("Range: bytes=0-1,10-11"), 206);
+        assert_eq!(ask("Range: bytes=999999-"), 416);
+        // A stale If-Range sends the whole representation.
+        assert_eq!(ask("If-Range: \"stale\"\r\nRange: bytes=0-9"), 200);
+        assert_eq!(ask(&format!("If-Range: {etag}\r\nRange: bytes=0-9")), 206);
+    }
+
+    #[test]
+    fn the_redirect_to_https_keeps_host_and_target() {
+        let input = b"GET /a?b HTTP/1.1\r\nHost: example.com:8080\r\n\r\n";
+        let mut combined = Vec::new();
+        let Ok(Parsed::Complete(head)) = parse(input, &mut combined, &HeadLimits::default()) else {
+            panic!("a request");
+        };
+        let Reply::ToHttps { host, port, target } = to_https(&head, 8443) else {
+            panic!("a redirect");
+        };
+        assert_eq!(
+            (host, port, target),
+            (&b"example.com"[..], Some(8443), &b"/a?b"[..])
+        );
+        let Reply::ToHttps { port, .. } = to_https(&head, 443) else {
+            panic!("a redirect");
+        };
+        assert_eq!(port, None);
+        let bad = b"GET / HTTP/1.1\r\nHost: a\"b\r\n\r\n";
+        if let Ok(Parsed::Complete(head)) = parse(bad, &mut combined, &HeadLimits::default()) {
+            assert!(matches!(
+                to_https(&head, 443),
+                Reply::Error(Status::BadRequest)
+            ));
+        }
+    }
+}
