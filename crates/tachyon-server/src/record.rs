@@ -1,28 +1,28 @@
-//! TLS 1.3 record protection once the handshake is done (RFC 8446 §5),
-//! with key updates (§4.6.3, §7.2): what kTLS does in the kernel, done
-//! here because this kernel offers no `tls` ULP.
+//! TLS 1.3 record protection once the handshake is done (RFC 8446 §5):
+//! what kTLS does in the kernel, done here because this kernel offers no
+//! `tls` ULP.
 //!
 //! rustls runs every handshake; when a TLS 1.3 one ends it hands over the
-//! keys and sequence numbers (its kernel-connection API, made for this),
-//! and the session is this: two traffic secrets, two keys, two counters.
-//! The point is memory: rustls's session state is 3.4 KB per idle
-//! connection (its connection struct and two expanded AES-GCM keys, which
-//! no public API releases); here an idle connection keeps 250 bytes and
-//! expands its keys again when traffic resumes (a few hundred nanoseconds
-//! against the microseconds of the system calls around it). The AEADs are
-//! ring's, the crate rustls uses; this module only frames records and
-//! derives the next keys on a key update.
+//! keys and sequence numbers through its kernel-connection API, made for
+//! this, and keeps the key schedule: on a key update (§4.6.3) the caller
+//! asks rustls's `KernelConnection` for the next keys and gives them here
+//! ([`Records::rekey_rx`], [`Records::seal_key_update`]). This module holds
+//! two keys and two counters. The point is memory: rustls's session state
+//! is 3.4 KB per idle connection (its connection struct and two expanded
+//! AES-GCM keys, which no public API releases); an idle session here drops
+//! its expanded keys and expands them again when traffic resumes (a few
+//! hundred nanoseconds against the microseconds of the system calls around
+//! it; `bench/results/records-2026-11-25`). The AEADs are ring's, the crate
+//! rustls uses; this module only frames records.
 //!
 //! No I/O: bytes in, bytes out. TLS 1.2 sessions stay with rustls.
 //!
 //! Invariant: a direction's sequence number counts exactly the records
-//! protected under its current key, and a record that fails to open ends
-//! the session (its alert is the last thing sealed).
+//! protected under its current key; no record is opened after a key update
+//! until the next key is given, and a record that fails to open ends the
+//! session (its alert is the last thing sealed).
 
-use std::cell::RefCell;
-
-use ring::hkdf::KeyType;
-use ring::{aead, hkdf};
+use ring::aead;
 use rustls::CipherSuite;
 
 /// Largest plaintext in one record (RFC 8446 §5.1).
@@ -47,9 +47,9 @@ const KEY_UPDATE: u8 = 24;
 pub enum Refused {
     /// `out` needs this many bytes of room.
     Room(usize),
-    /// A key update without the secret the next key comes from (the
-    /// handshake did not hand it over).
-    NoSecret,
+    /// The sending key is at its limit: a key update must come first
+    /// ([`Records::seal_key_update`]).
+    KeyDue,
 }
 
 /// A sealed key update: its 5-byte message in one record.
@@ -65,86 +65,8 @@ pub enum Alert {
     InternalError = 80,
 }
 
-/// A traffic secret: 32 bytes (SHA-256 suites) or 48 (SHA-384).
-#[derive(Clone)]
-pub struct Secret {
-    bytes: [u8; 48],
-    len: u8,
-}
-
-impl Secret {
-    pub fn new(bytes: &[u8]) -> Option<Secret> {
-        let mut secret = Secret {
-            bytes: [0; 48],
-            len: u8::try_from(bytes.len()).ok()?,
-        };
-        secret.bytes.get_mut(..bytes.len())?.copy_from_slice(bytes);
-        Some(secret)
-    }
-
-    fn bytes(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
-    }
-}
-
-/// The application traffic secrets of the handshake running on this
-/// thread, as rustls derives them: rustls offers them through its key-log
-/// hook only, which it calls from inside the `process_tls_records` call of
-/// the session being handshaken, so a session that takes them after each
-/// of its calls takes its own.
-#[derive(Default)]
-pub struct Handed {
-    pub client: Option<Secret>,
-    pub server: Option<Secret>,
-}
-
-impl Handed {
-    /// Keeps what `now` has, over what was kept.
-    pub fn take(&mut self, now: Handed) {
-        self.client = now.client.or(self.client.take());
-        self.server = now.server.or(self.server.take());
-    }
-}
-
-thread_local! {
-    static HANDED: RefCell<Handed> = RefCell::new(Handed::default());
-}
-
-/// What the handshake just run on this thread handed over, if anything.
-pub fn take_handed() -> Option<Handed> {
-    HANDED.with(|handed| {
-        let mut handed = handed.borrow_mut();
-        (handed.client.is_some() || handed.server.is_some()).then(|| std::mem::take(&mut *handed))
-    })
-}
-
-/// The key-log hook that hands the TLS 1.3 traffic secrets over (and
-/// nothing else: no file, no other label).
-#[derive(Debug)]
-pub struct Handover;
-
-impl rustls::KeyLog for Handover {
-    fn log(&self, label: &str, _client_random: &[u8], secret: &[u8]) {
-        HANDED.with(|handed| {
-            let mut handed = handed.borrow_mut();
-            match label {
-                "CLIENT_TRAFFIC_SECRET_0" => handed.client = Secret::new(secret),
-                "SERVER_TRAFFIC_SECRET_0" => handed.server = Secret::new(secret),
-                _ => {}
-            }
-        });
-    }
-
-    fn will_log(&self, label: &str) -> bool {
-        matches!(label, "CLIENT_TRAFFIC_SECRET_0" | "SERVER_TRAFFIC_SECRET_0")
-    }
-}
-
 /// One direction's keys.
 struct Direction {
-    /// Where the next key comes from on a key update; `None` when the
-    /// handshake did not hand it over (then a key update ends the session).
-    secret: Option<Secret>,
     key: [u8; 32],
     iv: [u8; aead::NONCE_LEN],
     seq: u64,
@@ -153,12 +75,12 @@ struct Direction {
     expanded: Option<Box<aead::LessSafeKey>>,
 }
 
-/// Keys as rustls hands them over after the handshake.
+/// Keys as rustls hands them over: after the handshake, and on each key
+/// update.
 pub struct Keys<'a> {
     pub key: &'a [u8],
     pub iv: &'a [u8],
     pub seq: u64,
-    pub secret: Option<Secret>,
 }
 
 /// What the front of the input held.
@@ -171,7 +93,8 @@ pub enum Opened {
         len: usize,
         plain: std::ops::Range<usize>,
     },
-    /// The peer's key update was applied; `reply` when it asked for ours
+    /// The peer's key update: nothing more is opened until its next key
+    /// is given ([`Records::rekey_rx`]); `reply` when it asked for ours
     /// (see [`Records::seal_key_update`]).
     KeyUpdate { len: usize, reply: bool },
     /// A `close_notify`, or another alert: the session is over (and every
@@ -193,10 +116,11 @@ pub fn knows(suite: CipherSuite) -> bool {
 /// A TLS 1.3 session after its handshake.
 pub struct Records {
     aead: &'static aead::Algorithm,
-    hkdf: hkdf::Algorithm,
     limit: u64,
     tx: Direction,
     rx: Direction,
+    /// The peer's key update was read and its next key not given yet.
+    rx_stale: bool,
     /// The peer's alert was read: nothing after it is.
     closed: bool,
 }
@@ -204,48 +128,34 @@ pub struct Records {
 impl Records {
     /// The session rustls handed over; `None` for a suite this module does
     /// not know (the caller then keeps rustls).
-    pub fn new<'a>(suite: CipherSuite, tx: Keys<'a>, rx: Keys<'a>) -> Option<Records> {
-        let (aead, hkdf, limit) = match suite {
-            CipherSuite::TLS13_AES_128_GCM_SHA256 => {
-                (&aead::AES_128_GCM, hkdf::HKDF_SHA256, AES_GCM_LIMIT)
-            }
-            CipherSuite::TLS13_AES_256_GCM_SHA384 => {
-                (&aead::AES_256_GCM, hkdf::HKDF_SHA384, AES_GCM_LIMIT)
-            }
-            CipherSuite::TLS13_CHACHA20_POLY1305_SHA256 => {
-                (&aead::CHACHA20_POLY1305, hkdf::HKDF_SHA256, u64::MAX)
-            }
+    pub fn new(suite: CipherSuite, tx: Keys<'_>, rx: Keys<'_>) -> Option<Records> {
+        let (aead, limit) = match suite {
+            CipherSuite::TLS13_AES_128_GCM_SHA256 => (&aead::AES_128_GCM, AES_GCM_LIMIT),
+            CipherSuite::TLS13_AES_256_GCM_SHA384 => (&aead::AES_256_GCM, AES_GCM_LIMIT),
+            CipherSuite::TLS13_CHACHA20_POLY1305_SHA256 => (&aead::CHACHA20_POLY1305, u64::MAX),
             _ => return None,
         };
-        let direction = |keys: Keys<'_>| {
-            let mut key = [0; 32];
-            key.get_mut(..keys.key.len())?.copy_from_slice(keys.key);
-            Some(Direction {
-                secret: keys.secret,
-                key,
-                iv: keys.iv.try_into().ok()?,
-                seq: keys.seq,
-                expanded: None,
-            })
-        };
-        (tx.key.len() == aead.key_len() && rx.key.len() == aead.key_len()).then_some(())?;
-        // The secrets came by a side door (see [`Handover`]): kept only
-        // when they make the very keys rustls handed over.
-        let checked = |keys: Keys<'a>| Keys {
-            secret: keys
-                .secret
-                .filter(|secret| derives(aead, hkdf, secret, keys.key, keys.iv)),
-            ..keys
-        };
-        let (tx, rx) = (checked(tx), checked(rx));
         Some(Records {
             aead,
-            hkdf,
             limit,
-            tx: direction(tx)?,
-            rx: direction(rx)?,
+            tx: Direction::new(aead, tx)?,
+            rx: Direction::new(aead, rx)?,
+            rx_stale: false,
             closed: false,
         })
+    }
+
+    /// Takes the peer's next key after its key update.
+    pub fn rekey_rx(&mut self, next: Keys<'_>) -> Result<(), Alert> {
+        self.rx = Direction::new(self.aead, next).ok_or(Alert::InternalError)?;
+        self.rx_stale = false;
+        Ok(())
+    }
+
+    /// True when the sending key is at its limit: the next seal is refused
+    /// until a key update replaces it.
+    pub fn tx_due(&self) -> bool {
+        self.tx.seq >= self.limit
     }
 
     /// Gives back the expanded keys; the next record expands them again.
@@ -258,6 +168,9 @@ impl Records {
     pub fn open(&mut self, input: &mut [u8]) -> Result<Opened, Alert> {
         if self.closed {
             return Ok(Opened::Closed);
+        }
+        if self.rx_stale {
+            return Err(Alert::InternalError);
         }
         let Some(header) = input.get(..HEADER) else {
             return Ok(Opened::Partial);
@@ -316,7 +229,7 @@ impl Records {
                     [KEY_UPDATE, ..] => return Err(Alert::DecodeError),
                     _ => return Err(Alert::UnexpectedMessage),
                 };
-                self.rx.update(self.aead, self.hkdf)?;
+                self.rx_stale = true;
                 Ok(Opened::KeyUpdate { len, reply })
             }
             _ => Err(Alert::UnexpectedMessage),
@@ -329,18 +242,16 @@ impl Records {
     }
 
     /// Seals `plain` as application data records into `out`; returns the
-    /// bytes written. A key at its limit is replaced first, with a key
-    /// update sealed before the data. Nothing is sealed when refused.
+    /// bytes written. Nothing is sealed when refused.
     pub fn seal(&mut self, plain: &[u8], out: &mut [u8]) -> Result<usize, Refused> {
-        let update = self.tx.seq >= self.limit;
-        let need = Records::sealed_len(plain.len()) + if update { UPDATE_LEN } else { 0 };
+        if self.tx_due() {
+            return Err(Refused::KeyDue);
+        }
+        let need = Records::sealed_len(plain.len());
         if out.len() < need {
             return Err(Refused::Room(need));
         }
         let mut written = 0;
-        if update {
-            written = self.seal_key_update(false, out)?;
-        }
         for chunk in plain.chunks(MAX_PLAIN) {
             written += self.seal_record(APPLICATION_DATA, chunk, &mut out[written..]);
         }
@@ -360,21 +271,21 @@ impl Records {
         Ok(self.seal_record(ALERT, &body, out))
     }
 
-    /// Seals a key update and moves to the next sending key (§4.6.3):
-    /// `request` asks the peer to update its own.
-    pub fn seal_key_update(&mut self, request: bool, out: &mut [u8]) -> Result<usize, Refused> {
-        if self.tx.secret.is_none() {
-            return Err(Refused::NoSecret);
-        }
+    /// Seals a key update under the current sending key and moves to
+    /// `next` (§4.6.3): `request` asks the peer to update its own.
+    pub fn seal_key_update(
+        &mut self,
+        request: bool,
+        next: Keys<'_>,
+        out: &mut [u8],
+    ) -> Result<usize, Refused> {
         if out.len() < UPDATE_LEN {
             return Err(Refused::Room(UPDATE_LEN));
         }
+        let next = Direction::new(self.aead, next).ok_or(Refused::KeyDue)?;
         let message = [KEY_UPDATE, 0, 0, 1, u8::from(request)];
         let written = self.seal_record(HANDSHAKE, &message, out);
-        // Cannot fail: the secret is there, and the lengths are the suite's.
-        self.tx
-            .update(self.aead, self.hkdf)
-            .map_err(|_| Refused::NoSecret)?;
+        self.tx = next;
         Ok(written)
     }
 
@@ -418,6 +329,19 @@ fn expanded<'d>(
 }
 
 impl Direction {
+    /// Keys of `aead`'s lengths, or None.
+    fn new(aead: &'static aead::Algorithm, keys: Keys<'_>) -> Option<Direction> {
+        let mut key = [0; 32];
+        (keys.key.len() == aead.key_len()).then_some(())?;
+        key.get_mut(..keys.key.len())?.copy_from_slice(keys.key);
+        Some(Direction {
+            key,
+            iv: keys.iv.try_into().ok()?,
+            seq: keys.seq,
+            expanded: None,
+        })
+    }
+
     /// §5.3: the IV XOR the sequence number, left-padded.
     fn nonce(&self) -> aead::Nonce {
         let mut nonce = self.iv;
@@ -429,112 +353,35 @@ impl Direction {
         }
         aead::Nonce::assume_unique_for_key(nonce)
     }
-
-    /// §7.2: the next traffic secret, and its key and IV; the sequence
-    /// number starts again at 0.
-    fn update(
-        &mut self,
-        aead: &'static aead::Algorithm,
-        hkdf: hkdf::Algorithm,
-    ) -> Result<(), Alert> {
-        let secret = self.secret.as_ref().ok_or(Alert::InternalError)?;
-        let len = hkdf.len();
-        let mut next = [0u8; 48];
-        expand_label(hkdf, secret.bytes(), b"traffic upd", &mut next[..len])?;
-        let next = Secret::new(&next[..len]).ok_or(Alert::InternalError)?;
-        (self.key, self.iv) = traffic_keys(aead, hkdf, &next)?;
-        self.secret = Some(next);
-        self.seq = 0;
-        self.expanded = None;
-        Ok(())
-    }
-}
-
-/// True when `secret` derives this key and IV (RFC 8446 §7.3).
-fn derives(
-    aead: &'static aead::Algorithm,
-    hkdf: hkdf::Algorithm,
-    secret: &Secret,
-    key: &[u8],
-    iv: &[u8],
-) -> bool {
-    traffic_keys(aead, hkdf, secret).is_ok_and(|(k, i)| &k[..aead.key_len()] == key && i[..] == *iv)
-}
-
-/// The key (its first `aead.key_len()` bytes) and IV a traffic secret
-/// makes (RFC 8446 §7.3).
-fn traffic_keys(
-    aead: &'static aead::Algorithm,
-    hkdf: hkdf::Algorithm,
-    secret: &Secret,
-) -> Result<([u8; 32], [u8; aead::NONCE_LEN]), Alert> {
-    let mut key = [0u8; 32];
-    let mut iv = [0u8; aead::NONCE_LEN];
-    expand_label(hkdf, secret.bytes(), b"key", &mut key[..aead.key_len()])?;
-    expand_label(hkdf, secret.bytes(), b"iv", &mut iv)?;
-    Ok((key, iv))
-}
-
-/// HKDF-Expand-Label with an empty context (RFC 8446 §7.1).
-fn expand_label(
-    hkdf: hkdf::Algorithm,
-    secret: &[u8],
-    label: &[u8],
-    out: &mut [u8],
-) -> Result<(), Alert> {
-    struct Len(usize);
-    impl hkdf::KeyType for Len {
-        fn len(&self) -> usize {
-            self.0
-        }
-    }
-    let length = (out.len() as u16).to_be_bytes();
-    let label_len = [(b"tls13 ".len() + label.len()) as u8];
-    let info: [&[u8]; 5] = [&length, &label_len, b"tls13 ", label, &[0]];
-    hkdf::Prk::new_less_safe(hkdf, secret)
-        .expand(&info, Len(out.len()))
-        .and_then(|okm| okm.fill(out))
-        .map_err(|_| Alert::InternalError)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A key and IV made of `fill`, for `suite`'s AEAD.
+    fn material(suite: CipherSuite, fill: u8) -> (Vec<u8>, Vec<u8>) {
+        let len = match suite {
+            CipherSuite::TLS13_AES_128_GCM_SHA256 => 16,
+            _ => 32,
+        };
+        (vec![fill; len], vec![fill ^ 0x55; aead::NONCE_LEN])
+    }
+
+    fn keys(material: &(Vec<u8>, Vec<u8>)) -> Keys<'_> {
+        Keys {
+            key: &material.0,
+            iv: &material.1,
+            seq: 0,
+        }
+    }
+
+    /// A server and a client of one session.
     fn pair(suite: CipherSuite) -> (Records, Records) {
-        let a = Secret::new(&[7; 32]).unwrap();
-        let b = Secret::new(&[9; 32]).unwrap();
-        let aead = match suite {
-            CipherSuite::TLS13_AES_128_GCM_SHA256 => &aead::AES_128_GCM,
-            _ => &aead::CHACHA20_POLY1305,
-        };
-        let keys = |secret: &Secret| {
-            let (key, iv) = traffic_keys(aead, hkdf::HKDF_SHA256, secret).unwrap();
-            (key, iv, aead.key_len())
-        };
-        let (ka, ia, len) = keys(&a);
-        let (kb, ib, _) = keys(&b);
-        let side = |tx: (&[u8], &[u8], &Secret), rx: (&[u8], &[u8], &Secret)| {
-            Records::new(
-                suite,
-                Keys {
-                    key: tx.0,
-                    iv: tx.1,
-                    seq: 0,
-                    secret: Some(tx.2.clone()),
-                },
-                Keys {
-                    key: rx.0,
-                    iv: rx.1,
-                    seq: 0,
-                    secret: Some(rx.2.clone()),
-                },
-            )
-            .unwrap()
-        };
+        let (a, b) = (material(suite, 7), material(suite, 9));
         (
-            side((&ka[..len], &ia, &a), (&kb[..len], &ib, &b)),
-            side((&kb[..len], &ib, &b), (&ka[..len], &ia, &a)),
+            Records::new(suite, keys(&a), keys(&b)).unwrap(),
+            Records::new(suite, keys(&b), keys(&a)).unwrap(),
         )
     }
 
@@ -597,10 +444,14 @@ mod tests {
 
     #[test]
     fn a_key_update_moves_both_sides_to_the_next_keys() {
-        let (mut server, mut client) = pair(CipherSuite::TLS13_AES_128_GCM_SHA256);
+        let suite = CipherSuite::TLS13_AES_128_GCM_SHA256;
+        let (mut server, mut client) = pair(suite);
+        let next = material(suite, 11);
         let mut out = vec![0; 256];
         let mut n = server.seal(b"before", &mut out).unwrap();
-        n += server.seal_key_update(true, &mut out[n..]).unwrap();
+        n += server
+            .seal_key_update(true, keys(&next), &mut out[n..])
+            .unwrap();
         n += server.seal(b"after", &mut out[n..]).unwrap();
         let mut input = out[..n].to_vec();
         let mut seen = Vec::new();
@@ -613,6 +464,10 @@ mod tests {
                 }
                 Opened::KeyUpdate { len, reply } => {
                     assert!(reply);
+                    // Nothing opens until the next key is given.
+                    let mut rest = input[*len..].to_vec();
+                    assert_eq!(client.open(&mut rest), Err(Alert::InternalError));
+                    client.rekey_rx(keys(&next)).unwrap();
                     *len
                 }
                 other => panic!("unexpected {other:?}"),
@@ -621,21 +476,29 @@ mod tests {
         }
         assert_eq!(seen, b"beforeafter");
         assert_eq!((server.tx.seq, client.rx.seq), (1, 1));
-        assert_ne!(server.tx.key, client.tx.key);
+        assert_eq!(server.tx.key, client.rx.key);
     }
 
     #[test]
-    fn a_key_at_its_limit_is_replaced_before_sealing() {
-        let (mut server, mut client) = pair(CipherSuite::TLS13_AES_128_GCM_SHA256);
+    fn a_key_at_its_limit_is_refused_until_replaced() {
+        let suite = CipherSuite::TLS13_AES_128_GCM_SHA256;
+        let (mut server, mut client) = pair(suite);
         server.tx.seq = AES_GCM_LIMIT;
         client.rx.seq = AES_GCM_LIMIT;
         let mut out = vec![0; 256];
-        let n = server.seal(b"data", &mut out).unwrap();
+        assert!(server.tx_due());
+        assert_eq!(server.seal(b"data", &mut out), Err(Refused::KeyDue));
+        let next = material(suite, 12);
+        let mut n = server
+            .seal_key_update(false, keys(&next), &mut out)
+            .unwrap();
+        n += server.seal(b"data", &mut out[n..]).unwrap();
         let mut input = out[..n].to_vec();
         let Opened::KeyUpdate { len, reply: false } = client.open(&mut input).unwrap() else {
             panic!("expected a key update first");
         };
         input.drain(..len);
+        client.rekey_rx(keys(&next)).unwrap();
         assert_eq!(open_all(&mut client, input).unwrap(), b"data");
     }
 

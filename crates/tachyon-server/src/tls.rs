@@ -209,10 +209,11 @@ impl Resumption {
         // does fast (AES-GCM with AES-NI, ChaCha20 without).
         config.ignore_client_order = false;
         // TLS 1.3 records are protected by `record` once the handshake is
-        // done: rustls hands over the keys (its kernel-connection API) and,
-        // through its key-log hook, the traffic secrets key updates need.
+        // done: rustls hands over the keys through its kernel-connection
+        // API, which then derives the next ones on a key update. The key
+        // log stays free for SSLKEYLOGFILE (`KeyLogFile` honours it).
         config.enable_secret_extraction = true;
-        config.key_log = Arc::new(crate::record::Handover);
+        config.key_log = Arc::new(rustls::KeyLogFile::new());
         Ok(Arc::new(config))
     }
 }

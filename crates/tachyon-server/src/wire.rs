@@ -19,7 +19,8 @@ use std::sync::Arc;
 
 use rustix::io::{Errno, IoSlice};
 use rustix::net::{RecvFlags, SendFlags};
-use rustls::server::UnbufferedServerConnection;
+use rustls::kernel::KernelConnection;
+use rustls::server::{ServerConnectionData, UnbufferedServerConnection};
 use rustls::unbuffered::{
     ConnectionState, EncodeError, EncryptError, InsufficientSizeError, UnbufferedStatus,
 };
@@ -57,16 +58,16 @@ pub struct Session {
 
 /// Who protects the records.
 enum Tls {
-    /// rustls: every handshake, and TLS 1.2 sessions throughout. `handed`
-    /// keeps the TLS 1.3 traffic secrets rustls derived for this session.
+    /// rustls: every handshake, and TLS 1.2 sessions throughout.
     Rustls {
         conn: Box<UnbufferedServerConnection>,
-        handed: record::Handed,
     },
-    /// A TLS 1.3 session after its handshake: 3.4 KB of rustls state
-    /// become a few hundred bytes (see [`record`]).
+    /// A TLS 1.3 session after its handshake: its records are protected
+    /// here (see [`record`]); rustls keeps the key schedule, asked for the
+    /// next keys on a key update.
     Records {
         records: Records,
+        kernel: Box<KernelConnection<ServerConnectionData>>,
         alpn: Option<&'static [u8]>,
     },
     /// The handover failed; nothing more is read or sent.
@@ -170,7 +171,8 @@ impl From<record::Refused> for Need {
     fn from(e: record::Refused) -> Need {
         match e {
             record::Refused::Room(n) => Need::Bytes(n),
-            record::Refused::NoSecret => Need::Never,
+            // Handled before sealing (`update_tx`).
+            record::Refused::KeyDue => Need::Never,
         }
     }
 }
@@ -216,7 +218,6 @@ impl Session {
         Ok(Box::new(Session {
             tls: Tls::Rustls {
                 conn: Box::new(UnbufferedServerConnection::new(config)?),
-                handed: record::Handed::default(),
             },
             incoming: Vec::new(),
             outgoing: Vec::new(),
@@ -278,7 +279,7 @@ impl Session {
         {
             return;
         }
-        let Tls::Rustls { conn, handed } = std::mem::replace(&mut self.tls, Tls::Ended) else {
+        let Tls::Rustls { conn } = std::mem::replace(&mut self.tls, Tls::Ended) else {
             return;
         };
         let alpn = match conn.alpn_protocol() {
@@ -286,30 +287,22 @@ impl Session {
             Some(b"http/1.1") => Some(&b"http/1.1"[..]),
             _ => None,
         };
-        // rustls's kernel connection (for key updates) is not kept: the
-        // secrets handed over derive the next keys here.
-        let Ok((secrets, _)) = conn.dangerous_into_kernel_connection() else {
+        let Ok((secrets, kernel)) = conn.dangerous_into_kernel_connection() else {
             return;
         };
-        let (Some(suite), Some((tx_key, tx_iv)), Some((rx_key, rx_iv))) =
-            (suite, key_and_iv(&secrets.tx.1), key_and_iv(&secrets.rx.1))
-        else {
+        let (Some(suite), Some(tx), Some(rx)) = (
+            suite,
+            keys(secrets.tx.0, &secrets.tx.1),
+            keys(secrets.rx.0, &secrets.rx.1),
+        ) else {
             return;
-        };
-        let tx = record::Keys {
-            key: tx_key,
-            iv: tx_iv,
-            seq: secrets.tx.0,
-            secret: handed.server,
-        };
-        let rx = record::Keys {
-            key: rx_key,
-            iv: rx_iv,
-            seq: secrets.rx.0,
-            secret: handed.client,
         };
         if let Some(records) = Records::new(suite, tx, rx) {
-            self.tls = Tls::Records { records, alpn };
+            self.tls = Tls::Records {
+                records,
+                kernel: Box::new(kernel),
+                alpn,
+            };
         }
     }
 
@@ -339,11 +332,14 @@ impl Session {
             outgoing,
             ..
         } = self;
-        let (conn, handed) = match tls {
-            Tls::Rustls { conn, handed } => (conn, handed),
-            Tls::Records { records, .. } => {
+        let conn = match tls {
+            Tls::Rustls { conn } => conn,
+            Tls::Records {
+                records, kernel, ..
+            } => {
                 let owed = !outgoing.is_empty();
-                return step_records(records, plain, owed, input, start, output, want);
+                let session = (&mut *records, &mut **kernel);
+                return step_records(session, plain, owed, input, start, output, want);
             }
             Tls::Ended => return Stepped::Failed { framing: false },
         };
@@ -351,9 +347,6 @@ impl Session {
         loop {
             let UnbufferedStatus { discard, state } =
                 conn.process_tls_records(&mut input[*start..]);
-            if let Some(now) = record::take_handed() {
-                handed.take(now);
-            }
             let mut used = discard;
             let done = match state {
                 Err(e) => Some(Stepped::Failed {
@@ -615,21 +608,51 @@ impl Session {
 }
 
 /// The key and IV in what rustls hands over.
-fn key_and_iv(secrets: &rustls::ConnectionTrafficSecrets) -> Option<(&[u8], &[u8])> {
+fn keys(seq: u64, secrets: &rustls::ConnectionTrafficSecrets) -> Option<record::Keys<'_>> {
     match secrets {
         rustls::ConnectionTrafficSecrets::Aes128Gcm { key, iv }
         | rustls::ConnectionTrafficSecrets::Aes256Gcm { key, iv }
-        | rustls::ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => {
-            Some((key.as_ref(), iv.as_ref()))
-        }
+        | rustls::ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => Some(record::Keys {
+            key: key.as_ref(),
+            iv: iv.as_ref(),
+            seq,
+        }),
         _ => None,
     }
+}
+
+/// The session after its handshake: records, and rustls's key schedule.
+type Protected<'r> = (
+    &'r mut Records,
+    &'r mut KernelConnection<ServerConnectionData>,
+);
+
+/// Seals a key update into `output` and moves to the next sending key,
+/// which rustls derives (§4.6.3).
+fn update_tx((records, kernel): &mut Protected<'_>, output: &mut Sealed) -> Result<(), ()> {
+    let (seq, secrets) = kernel.update_tx_secret().map_err(|_| ())?;
+    let next = keys(seq, &secrets).ok_or(())?;
+    output.encode(|out| {
+        let next = record::Keys { ..next };
+        records
+            .seal_key_update(false, next, out)
+            .map_err(Need::from)
+    })
+}
+
+/// Takes the peer's next key after its key update, which rustls derives.
+fn update_rx((records, kernel): &mut Protected<'_>) -> Result<(), record::Alert> {
+    let (seq, secrets) = kernel
+        .update_rx_secret()
+        .map_err(|_| record::Alert::InternalError)?;
+    let next = keys(seq, &secrets).ok_or(record::Alert::InternalError)?;
+    records.rekey_rx(next)
 }
 
 /// [`Session::step`] for a TLS 1.3 session after its handshake: opens
 /// the whole records in `input[*start..]`, or seals.
 fn step_records(
-    records: &mut Records,
+    mut session: Protected<'_>,
     plain: &mut Vec<u8>,
     owed: bool,
     input: &mut [u8],
@@ -640,6 +663,10 @@ fn step_records(
     let failed = Stepped::Failed { framing: false };
     let buf = match want {
         Want::Seal(slices, taken, gather) => {
+            if session.0.tx_due() && update_tx(&mut session, output).is_err() {
+                return failed;
+            }
+            let records = &mut *session.0;
             let sealed = seal(slices, gather, output, |plain, out| {
                 records.seal(plain, out).map_err(Need::from)
             });
@@ -652,7 +679,7 @@ fn step_records(
             };
         }
         Want::Close => {
-            return match output.encode(|out| records.seal_alert(None, out)) {
+            return match output.encode(|out| session.0.seal_alert(None, out)) {
                 Ok(()) => Stepped::Wait,
                 Err(()) => failed,
             }
@@ -662,7 +689,8 @@ fn step_records(
     let (mut filled, mut owe_update, mut closed) = (0usize, false, false);
     loop {
         let record = &mut input[*start..];
-        match records.open(record) {
+        let opened = session.0.open(record);
+        match opened {
             Ok(Opened::Partial) => break,
             Ok(Opened::Data { len, plain: range }) => {
                 deliver(&record[range], buf, &mut filled, plain);
@@ -670,6 +698,10 @@ fn step_records(
             }
             Ok(Opened::KeyUpdate { len, reply }) => {
                 *start += len;
+                if let Err(alert) = update_rx(&mut session) {
+                    let _ = output.encode(|out| session.0.seal_alert(Some(alert), out));
+                    return failed;
+                }
                 // §4.6.3: asked to, this side updates too, before anything
                 // else it seals. Requests read together get one update, and
                 // none while the socket still owes sealed bytes (a client
@@ -682,16 +714,12 @@ fn step_records(
                 break;
             }
             Err(alert) => {
-                let _ = output.encode(|out| records.seal_alert(Some(alert), out));
+                let _ = output.encode(|out| session.0.seal_alert(Some(alert), out));
                 return failed;
             }
         }
     }
-    if owe_update
-        && output
-            .encode(|out| records.seal_key_update(false, out))
-            .is_err()
-    {
+    if owe_update && update_tx(&mut session, output).is_err() {
         return failed;
     }
     match (filled, closed) {

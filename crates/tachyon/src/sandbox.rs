@@ -79,10 +79,15 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
         files.extend(["/etc/passwd", "/etc/group", "/etc/nsswitch.conf"].map(PathBuf::from));
     }
 
-    let log_folder: Vec<PathBuf> = match &settings.log.access {
+    let mut log_folder: Vec<PathBuf> = match &settings.log.access {
         Some(Target::File(path)) => vec![folder_of(path)],
         _ => Vec::new(),
     };
+    // SSLKEYLOGFILE: TLS secrets for a debugger (rustls's KeyLogFile),
+    // written only when the operator names the file.
+    if let Some(path) = std::env::var_os("SSLKEYLOGFILE").filter(|p| !p.is_empty()) {
+        log_folder.push(folder_of(Path::new(&path)));
+    }
     let log_rights = AccessFs::WriteFile | AccessFs::MakeReg | AccessFs::Truncate;
     // The variants kept across restarts.
     let cache: Vec<PathBuf> = settings.cache_dir.iter().cloned().collect();

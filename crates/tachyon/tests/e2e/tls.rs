@@ -759,3 +759,35 @@ fn testssl_finds_nothing_weak() {
         "TLS 1.3 offered"
     );
 }
+
+/// SSLKEYLOGFILE works as with any rustls program (the key log is no
+/// longer taken for handing over TLS 1.3 secrets): a TLS 1.3 connection's
+/// traffic secrets are written there, under the sandbox too.
+#[test]
+fn sslkeylogfile_receives_the_traffic_secrets() {
+    let site = TestSite::new();
+    site.file("www/a.txt", "a");
+    let keylog = site.path("keys/sslkeys.log");
+    std::fs::create_dir_all(keylog.parent().unwrap()).unwrap();
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let server = Server::start_env(
+        &site.path("www"),
+        &[
+            "--https",
+            "127.0.0.1:0",
+            "--tls-cert",
+            path(&issued.cert),
+            "--tls-key",
+            path(&issued.key),
+        ],
+        &[("SSLKEYLOGFILE", keylog.to_str().unwrap())],
+    );
+    let https = https_addr(&server);
+    let (ok, out, err) = curl(&pki, https, "localhost", "/a.txt", &["--tlsv1.3"]);
+    assert!(ok && out == "a", "{err}");
+    let written = crate::support::eventually(Duration::from_secs(5), || {
+        std::fs::read_to_string(&keylog).is_ok_and(|t| t.contains("CLIENT_TRAFFIC_SECRET_0"))
+    });
+    assert!(written, "{:?}", std::fs::read_to_string(&keylog));
+}
