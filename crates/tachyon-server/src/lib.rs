@@ -47,6 +47,7 @@ mod pipes;
 mod record;
 mod reply;
 mod serving;
+mod session;
 pub mod stats;
 mod sys;
 pub mod tls;
