@@ -86,6 +86,26 @@ pub struct Flush {
     pub sent: u64,
 }
 
+/// What one send of a flush did.
+enum Step {
+    /// This many bytes went (none after an interrupted call).
+    Sent(u64),
+    /// The socket is full.
+    Blocked,
+}
+
+impl Step {
+    /// A send's result: a full socket is a step, other errors end the flush.
+    fn of(result: rustix::io::Result<u64>) -> Result<Step, SendError> {
+        match result {
+            Ok(n) => Ok(Step::Sent(n)),
+            Err(Errno::AGAIN) => Ok(Step::Blocked),
+            Err(Errno::INTR) => Ok(Step::Sent(0)),
+            Err(e) => Err(io::Error::from(e).into()),
+        }
+    }
+}
+
 /// Why a flush gave up on the connection.
 #[derive(Debug, thiserror::Error)]
 pub enum SendError {
@@ -260,182 +280,185 @@ impl Outbox {
     ) -> Result<Flush, SendError> {
         self.seal();
         let mut sent = 0u64;
+        let stop = |state, sent| Ok(Flush { state, sent });
         loop {
-            if let Some(pipe) = &mut self.relay {
-                // More follows when a part does: the segment that ends a
-                // response must not wait for bytes that are not coming,
-                // except the close's FIN.
-                let more = self.cursor < self.parts.len() || self.closes;
-                match pipe.unload(wire.fd().as_fd(), more) {
-                    // A pipe that holds bytes gives some, or would block.
-                    Ok(0) => return Err(io::Error::other("a loaded pipe gave nothing").into()),
-                    Ok(n) => sent += n as u64,
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                        return Ok(Flush {
-                            state: Flushed::Blocked,
-                            sent,
-                        })
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(e.into()),
+            if self.relay.is_some() {
+                match self.unload_relay(wire, carriers)? {
+                    Step::Sent(n) => sent += n,
+                    Step::Blocked => return stop(Flushed::Blocked, sent),
                 }
-                if pipe.held() > 0 {
+                if self.relay.is_some() {
                     continue;
-                }
-                if let Some(pipe) = self.relay.take() {
-                    carriers.pipes.give(pipe);
                 }
             }
             if self.cursor == self.parts.len() {
                 break;
             }
             if sent >= budget {
-                return Ok(Flush {
-                    state: Flushed::Paused,
-                    sent,
-                });
+                return stop(Flushed::Paused, sent);
             }
             let can_sendfile = wire.can_sendfile();
-            // A frozen copy on a plain socket goes through a pipe. As much as
-            // the pipe holds, past the budget if need be: a remainder would
-            // leave every later load straddling a page, one slot more each.
-            if let (true, Some((copy, range))) = (can_sendfile, frozen(&self.parts[self.cursor])) {
-                if let Some(mut pipe) = carriers.pipes.take() {
-                    match pipe.load(copy, range) {
-                        Ok(n) if n > 0 => {
-                            if let Part::File { offset, end, .. } = &mut self.parts[self.cursor] {
-                                *offset += n as u64;
-                                if offset == end {
-                                    self.cursor += 1;
-                                }
-                            }
-                            self.relay = Some(pipe);
-                            continue;
-                        }
-                        // Not taken: copied below.
-                        _ => carriers.pipes.give(pipe),
-                    }
-                }
+            if can_sendfile && self.load_relay(carriers) {
+                continue;
             }
             let at_frozen = frozen(&self.parts[self.cursor]).is_some();
-            let result = match &mut self.parts[self.cursor] {
-                // A frozen copy no pipe carries (TLS, or past the cap on
-                // pipes) is gathered from memory like any memory part, so
-                // the head and the body leave in one write.
-                Part::File {
-                    body,
-                    offset,
-                    end,
-                    file,
-                } if !at_frozen => {
-                    let Body::Disk(disk) = &body.body else {
-                        unreachable!("File parts are disk bodies")
-                    };
-                    let file: &File = match file {
-                        Some(file) => file,
-                        None => file.insert(disk.open().map_err(|_| SendError::FileChanged)?),
-                    };
-                    if !(disk.zero_copy() && can_sendfile) {
-                        let want = (*end - *offset)
-                            .min(wire.copy_chunk(COPY_CHUNK))
-                            .min(budget - sent) as usize;
-                        let bounce = &mut carriers.bounce;
-                        if bounce.len() < want {
-                            bounce.resize(COPY_CHUNK as usize, 0);
-                        }
-                        let chunk = &mut bounce[..want];
-                        read_exact_at(file, chunk, *offset).map_err(|_| SendError::FileChanged)?;
-                        // A write changes the modification time before the
-                        // data, so a stamp unchanged after the read means
-                        // the copy holds the loaded bytes.
-                        if !disk.still_loaded(file) {
-                            return Err(SendError::FileChanged);
-                        }
-                        match wire.send(&[IoSlice::new(chunk)], false) {
-                            Ok(n) => {
-                                *offset += n as u64;
-                                sent += n as u64;
-                                if offset == end {
-                                    self.cursor += 1;
-                                }
-                                continue;
-                            }
-                            Err(Errno::AGAIN) => {
-                                return Ok(Flush {
-                                    state: Flushed::Blocked,
-                                    sent,
-                                })
-                            }
-                            Err(Errno::INTR) => continue,
-                            Err(e) => return Err(io::Error::from(e).into()),
-                        }
-                    }
-                    if *end - *offset == 1 {
-                        // The last byte: read it, check the file, then send
-                        // it from memory. A write that changed any byte sent
-                        // so far changed the file's ctime first.
-                        let mut byte = [0u8];
-                        read_exact_at(file, &mut byte, *offset)?;
-                        if !disk.still_loaded(file) {
-                            return Err(SendError::FileChanged);
-                        }
-                        self.parts[self.cursor] = Part::Memory(Bytes::copy_from_slice(&byte));
-                        continue;
-                    }
-                    // All but the last byte (see above).
-                    let want = (*end - *offset - 1).min(SENDFILE_CHUNK).min(budget - sent);
-                    let before = *offset;
-                    match rustix::fs::sendfile(wire.fd(), file, Some(offset), want as usize) {
-                        // The file shrank since load: the promised length cannot be met.
-                        Ok(0) => return Err(SendError::FileChanged),
-                        Ok(_) => {
-                            sent += *offset - before;
-                            if !disk.still_loaded(file) {
-                                return Err(SendError::FileChanged);
-                            }
-                            if offset == end {
-                                self.cursor += 1;
-                            }
-                            continue;
-                        }
-                        Err(e) => Err(e),
-                    }
+            let step = match &self.parts[self.cursor] {
+                Part::File { .. } if !at_frozen => {
+                    self.send_file(wire, &mut carriers.bounce, budget - sent)?
                 }
                 // Frozen parts are copied when no pipe can carry them: on
                 // TLS, or when the one at the cursor found none above.
-                _ => self.write_gathered(wire, !can_sendfile || at_frozen),
+                _ => {
+                    let gathered = self.write_gathered(wire, !can_sendfile || at_frozen);
+                    let step = Step::of(gathered.map(|n| n as u64))?;
+                    if let Step::Sent(n) = step {
+                        self.advance(n as usize);
+                    }
+                    step
+                }
             };
-            match result {
-                Ok(n) => {
-                    sent += n as u64;
-                    self.advance(n);
-                }
-                Err(Errno::AGAIN) => {
-                    return Ok(Flush {
-                        state: Flushed::Blocked,
-                        sent,
-                    })
-                }
-                Err(Errno::INTR) => {}
-                Err(e) => return Err(io::Error::from(e).into()),
+            match step {
+                Step::Sent(n) => sent += n,
+                Step::Blocked => return stop(Flushed::Blocked, sent),
             }
         }
         // TLS records the socket did not take yet are part of this output.
         match wire.drain() {
             Ok(()) => {}
-            Err(Errno::AGAIN) => {
-                return Ok(Flush {
-                    state: Flushed::Blocked,
-                    sent,
-                })
-            }
+            Err(Errno::AGAIN) => return stop(Flushed::Blocked, sent),
             Err(e) => return Err(io::Error::from(e).into()),
         }
         self.clear();
-        Ok(Flush {
-            state: Flushed::All,
-            sent,
-        })
+        stop(Flushed::All, sent)
+    }
+
+    /// Sends from the relay pipe; gives the pipe back once it is empty.
+    fn unload_relay(
+        &mut self,
+        wire: &mut Wire<'_>,
+        carriers: &mut Carriers,
+    ) -> Result<Step, SendError> {
+        let Some(pipe) = &mut self.relay else {
+            return Ok(Step::Sent(0));
+        };
+        // More follows when a part does: the segment that ends a response
+        // must not wait for bytes that are not coming, except the close's FIN.
+        let more = self.cursor < self.parts.len() || self.closes;
+        let n = match pipe.unload(wire.fd().as_fd(), more) {
+            // A pipe that holds bytes gives some, or would block.
+            Ok(0) => return Err(io::Error::other("a loaded pipe gave nothing").into()),
+            Ok(n) => n as u64,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(Step::Blocked),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => 0,
+            Err(e) => return Err(e.into()),
+        };
+        if pipe.held() == 0 {
+            if let Some(pipe) = self.relay.take() {
+                carriers.pipes.give(pipe);
+            }
+        }
+        Ok(Step::Sent(n))
+    }
+
+    /// Loads the frozen copy at the cursor into a pipe, as much as the pipe
+    /// holds (past the budget if need be: a remainder would leave every
+    /// later load straddling a page, one slot more each). False when the
+    /// part is not a frozen copy or no pipe took it (it is copied then).
+    fn load_relay(&mut self, carriers: &mut Carriers) -> bool {
+        let Some((copy, range)) = frozen(&self.parts[self.cursor]) else {
+            return false;
+        };
+        let Some(mut pipe) = carriers.pipes.take() else {
+            return false;
+        };
+        match pipe.load(copy, range) {
+            Ok(n) if n > 0 => {
+                if let Part::File { offset, end, .. } = &mut self.parts[self.cursor] {
+                    *offset += n as u64;
+                    if offset == end {
+                        self.cursor += 1;
+                    }
+                }
+                self.relay = Some(pipe);
+                true
+            }
+            _ => {
+                carriers.pipes.give(pipe);
+                false
+            }
+        }
+    }
+
+    /// Sends from the disk-served file part at the cursor, up to `room`
+    /// bytes: copied through `bounce` and checked, or by sendfile.
+    fn send_file(
+        &mut self,
+        wire: &mut Wire<'_>,
+        bounce: &mut Vec<u8>,
+        room: u64,
+    ) -> Result<Step, SendError> {
+        let Part::File {
+            body,
+            offset,
+            end,
+            file,
+        } = &mut self.parts[self.cursor]
+        else {
+            unreachable!("send_file is called at a file part")
+        };
+        let Body::Disk(disk) = &body.body else {
+            unreachable!("File parts are disk bodies")
+        };
+        let file: &File = match file {
+            Some(file) => file,
+            None => file.insert(disk.open().map_err(|_| SendError::FileChanged)?),
+        };
+        let step = if disk.zero_copy() && wire.can_sendfile() {
+            if *end - *offset == 1 {
+                // The last byte: read it, check the file, then send it from
+                // memory. A write that changed any byte sent so far changed
+                // the file's ctime first.
+                let mut byte = [0u8];
+                read_exact_at(file, &mut byte, *offset)?;
+                if !disk.still_loaded(file) {
+                    return Err(SendError::FileChanged);
+                }
+                self.parts[self.cursor] = Part::Memory(Bytes::copy_from_slice(&byte));
+                return Ok(Step::Sent(0));
+            }
+            // All but the last byte (see above).
+            let want = (*end - *offset - 1).min(SENDFILE_CHUNK).min(room);
+            let before = *offset;
+            match rustix::fs::sendfile(wire.fd(), file, Some(offset), want as usize) {
+                // The file shrank since load: the promised length cannot be met.
+                Ok(0) => return Err(SendError::FileChanged),
+                Ok(_) if !disk.still_loaded(file) => return Err(SendError::FileChanged),
+                Ok(_) => Step::Sent(*offset - before),
+                Err(e) => Step::of(Err(e))?,
+            }
+        } else {
+            let want = (*end - *offset).min(wire.copy_chunk(COPY_CHUNK)).min(room) as usize;
+            if bounce.len() < want {
+                bounce.resize(COPY_CHUNK as usize, 0);
+            }
+            let chunk = &mut bounce[..want];
+            read_exact_at(file, chunk, *offset).map_err(|_| SendError::FileChanged)?;
+            // A write changes the modification time before the data, so a
+            // stamp unchanged after the read means the copy holds the loaded
+            // bytes.
+            if !disk.still_loaded(file) {
+                return Err(SendError::FileChanged);
+            }
+            let step = Step::of(wire.send(&[IoSlice::new(chunk)], false).map(|n| n as u64))?;
+            if let Step::Sent(n) = step {
+                *offset += n;
+            }
+            step
+        };
+        if offset == end {
+            self.cursor += 1;
+        }
+        Ok(step)
     }
 
     /// One send (a single run: lwan measured send ~10% cheaper than writev for

@@ -9,6 +9,7 @@
 
 use std::fmt::Write;
 
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use tachyon_http::conditional::format_date;
 
 /// One visible child of a directory.
@@ -39,7 +40,7 @@ pub fn html(site_path: &str, children: &[Child]) -> String {
         let _ = writeln!(
             rows,
             "<tr><td><a href=\"./{href}{slash}\">{name}{slash}</a></td><td data-v=\"{size_value}\">{size_text}</td><td data-v=\"{m}\">{date}</td></tr>",
-            href = escape_html(&percent_encode(&c.name)),
+            href = escape_html(&utf8_percent_encode(&c.name, SEGMENT).to_string()),
             name = escape_html(&c.name),
             m = c.modified,
             date = format_date(c.modified),
@@ -134,18 +135,29 @@ fn escape_html(text: &str) -> String {
     out
 }
 
-/// Percent-encodes one path segment (RFC 3986 §3.3 pchar, minus `/`).
-pub(crate) fn percent_encode(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    for &b in segment.as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b) {
-            out.push(b as char);
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
-}
+/// What stays as it is in a path segment: RFC 3986 §3.3 pchar (unreserved
+/// characters, sub-delims, `:` and `@`); all else is `%XX`.
+pub(crate) const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b':')
+    .remove(b'@');
+
+/// What stays as it is in a whole path: a segment's characters and `/`.
+pub(crate) const PATH: &AsciiSet = &SEGMENT.remove(b'/');
 
 #[cfg(test)]
 mod tests {
