@@ -129,7 +129,7 @@ pub fn abuse(opts: &AbuseOptions) -> anyhow::Result<()> {
     }
     raise_fd_limit(opts.connections)?;
     // Peers that drop privileges write their pid and logs here too.
-    crate::runner::scratch_dir(&opts.out)?;
+    crate::peers::scratch_dir(&opts.out)?;
     let root = opts.out.join("www");
     write_site(&root)?;
     let bench_bin = std::env::current_exe()?;
@@ -351,10 +351,8 @@ impl Attacker {
     fn stop(self) -> String {
         match self {
             Attacker::Slow { mut child, log } => {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(child.id() as i32),
-                    nix::sys::signal::Signal::SIGINT,
-                );
+                let pid = rustix::process::Pid::from_child(&child);
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
                 let deadline = Instant::now() + Duration::from_secs(3);
                 while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
                     std::thread::sleep(Duration::from_millis(50));

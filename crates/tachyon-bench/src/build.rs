@@ -212,10 +212,8 @@ fn start_once(tachyon: &Path, root: &Path, mode: Mode, cache: &Path) -> anyhow::
     text.extend_from_slice(b"\n<!-- edited -->\n");
     std::fs::write(&page, text)?;
     let hup = Instant::now();
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid as i32),
-        nix::sys::signal::Signal::SIGHUP,
-    )?;
+    let pid = rustix::process::Pid::from_raw(pid as i32).context("no such process")?;
+    rustix::process::kill_process(pid, rustix::process::Signal::HUP)?;
     let mut reload_s = f64::NAN;
     for line in lines.by_ref() {
         if line?.starts_with("loaded ") {

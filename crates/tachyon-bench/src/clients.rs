@@ -115,18 +115,7 @@ impl Load {
                 format!("{rate:.0}"),
             ]),
             Load::STime { resume, duration_s } => {
-                // s_time takes the host and the path apart, not a URL.
-                let url = match &target {
-                    Target::Url(url) => url.as_str(),
-                    Target::Traffic { .. } => "",
-                };
-                let rest = url.strip_prefix("https://").unwrap_or(url);
-                let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-                a.extend([s("s_time"), s("-connect"), s(host), s("-www")]);
-                a.push(if path.is_empty() { s("/") } else { s(path) });
-                a.push(s(if *resume { "-reuse" } else { "-new" }));
-                a.extend([s("-time"), duration_s.to_string()]);
-                return a;
+                return s_time_argv(&target, *resume, *duration_s)
             }
         }
         match target {
@@ -589,6 +578,24 @@ fn size_bytes(text: &str) -> anyhow::Result<u64> {
     .find_map(|(suffix, scale)| t.strip_suffix(suffix).map(|n| (n, *scale)))
     .ok_or_else(|| anyhow!("unknown size {t:?}"))?;
     Ok((num.parse::<f64>().with_context(|| format!("size {t:?}"))? * scale as f64) as u64)
+}
+
+/// openssl s_time's command line: it takes the host and the path apart,
+/// not a URL.
+fn s_time_argv(target: &Target, resume: bool, duration_s: u32) -> Vec<String> {
+    let url = match target {
+        Target::Url(url) => url.as_str(),
+        Target::Traffic { .. } => "",
+    };
+    let rest = url.strip_prefix("https://").unwrap_or(url);
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut a: Vec<String> = ["openssl", "s_time", "-connect", host, "-www"]
+        .map(String::from)
+        .into();
+    a.push(if path.is_empty() { "/" } else { path }.to_string());
+    a.push(if resume { "-reuse" } else { "-new" }.to_string());
+    a.extend(["-time".to_string(), duration_s.to_string()]);
+    a
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ pub fn measure(server: &Running, env: &Env, conns: u32, h2: bool, row: &mut Row)
         run_dir: run_dir.clone(),
         ..env.clone()
     };
-    if let Err(e) = crate::runner::scratch_dir(&run_dir) {
+    if let Err(e) = crate::peers::scratch_dir(&run_dir) {
         row.ok = false;
         row.problems
             .push(format!("creating {}: {e}", run_dir.display()));

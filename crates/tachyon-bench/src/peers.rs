@@ -376,10 +376,9 @@ impl Running {
 
     /// SIGTERM to the group, SIGKILL after 5 s.
     pub fn stop(&mut self) {
-        use nix::sys::signal::{killpg, Signal};
-        use nix::unistd::Pid;
-        let group = Pid::from_raw(self.child.id() as i32);
-        let _ = killpg(group, Signal::SIGTERM);
+        use rustix::process::{kill_process_group, Pid, Signal};
+        let group = Pid::from_child(&self.child);
+        let _ = kill_process_group(group, Signal::TERM);
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             if !matches!(self.child.try_wait(), Ok(None)) {
@@ -387,7 +386,7 @@ impl Running {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let _ = killpg(group, Signal::SIGKILL);
+        let _ = kill_process_group(group, Signal::KILL);
         let _ = self.child.wait();
     }
 }
@@ -398,118 +397,19 @@ impl Drop for Running {
     }
 }
 
+/// The command that starts `peer` on `port`, its configuration rendered
+/// into the run's folder.
 fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
     let workers = env.workers.to_string();
     let root = env.root.display().to_string();
-    let render = |template: &str| -> anyhow::Result<PathBuf> {
-        // A TLS run uses each template's `-tls` twin (nginx-tuned-tls.conf);
-        // an h2c run its `-h2c` twin where the peer needs one.
-        let twin = |suffix: &str| match template.split_once('.') {
-            Some((stem, ext)) => format!("{stem}-{suffix}.{ext}"),
-            None => format!("{template}-{suffix}"),
-        };
-        let template = match (&env.tls, env.h2c) {
-            (Some(_), _) => twin("tls"),
-            (None, true) if env.peers_dir.join(twin("h2c")).exists() => twin("h2c"),
-            (None, _) => template.to_string(),
-        };
-        let template = template.as_str();
-        let (cert, key) = env
-            .tls
-            .as_ref()
-            .map_or((String::new(), String::new()), |t| {
-                (t.cert.display().to_string(), t.key.display().to_string())
-            });
-        let text = std::fs::read_to_string(env.peers_dir.join(template)).with_context(|| {
-            format!(
-                "reading peer config {}",
-                env.peers_dir.join(template).display()
-            )
-        })?;
-        let (user, group) = identity();
-        // lighttpd asks for its max-fds at start and, above the hard
-        // limit, falls back to 4,096 connections: ask for what there is.
-        let fds = crate::proc::raise_nofile().min(65_536);
-        // Debian's nginx keeps mime.types in /etc/nginx, a build from
-        // source in its own conf folder; h2o master's binary has no OCSP
-        // helper script beside it.
-        let mime_types = match peer.source() {
-            Some(source) => source.conf_dir().join("mime.types"),
-            None => PathBuf::from("/etc/nginx/mime.types"),
-        };
-        let ocsp = match peer {
-            Peer::H2oMaster => "ocsp-update-interval: 0",
-            _ => "",
-        };
-        let text = text
-            .replace("{{MIME_TYPES}}", &mime_types.display().to_string())
-            .replace("{{OCSP}}", ocsp)
-            .replace("{{MAX_FDS}}", &fds.to_string())
-            .replace(
-                "{{CONNS_UNDER_NOFILE}}",
-                &fds.saturating_sub(256).to_string(),
-            )
-            .replace("{{MAX_CONNS}}", &(fds / 2).to_string())
-            .replace("{{PORT}}", &port.to_string())
-            .replace("{{ROOT}}", &root)
-            .replace("{{WORKERS}}", &workers)
-            .replace("{{RUN}}", &env.run_dir.display().to_string())
-            .replace("{{USER}}", &user)
-            .replace("{{GROUP}}", &group)
-            .replace("{{TLS_CERT}}", &cert)
-            .replace("{{TLS_KEY}}", &key);
-        let out = env.run_dir.join(format!("{}-{template}", peer.name()));
-        std::fs::write(&out, text)?;
-        Ok(out)
-    };
+    let render = |template: &str| render(peer, template, port, env);
     let mut c;
     match peer {
         Peer::Tachyon
         | Peer::TachyonBare
         | Peer::TachyonSendfile
         | Peer::TachyonBaseline
-        | Peer::TachyonLogged => {
-            c = match peer {
-                Peer::TachyonBaseline => Command::new(baseline_bin()?),
-                _ => Command::new(&env.tachyon_bin),
-            };
-            c.arg(&env.root).args(["--threads", &workers]);
-            if !env.variants_wait {
-                c.arg("--quiet");
-            }
-            if peer != Peer::TachyonBaseline {
-                // No cache folder: a run writes nothing outside its own
-                // folder. (An older baseline build may not know the option.)
-                c.args(["--cache-dir", "off"]);
-            }
-            match &env.tls {
-                None => c.args(["--listen", &format!("127.0.0.1:{port}")]),
-                // HTTPS on the port; the plain listener somewhere unused.
-                Some(tls) => c
-                    .args(["--listen", "127.0.0.1:0", "--https"])
-                    .arg(format!("127.0.0.1:{port}"))
-                    .arg("--tls-cert")
-                    .arg(&tls.cert)
-                    .arg("--tls-key")
-                    .arg(&tls.key),
-            };
-            if peer != Peer::TachyonBare {
-                // Listing on (and compression and watching, the defaults):
-                // the figures are for the server as a site owner runs it.
-                c.arg("--listing");
-                if peer == Peer::TachyonSendfile {
-                    // Large files from disk by sendfile: what tachyon did
-                    // before its in-memory copies of large bodies.
-                    c.args(["--sendfile", "--max-file-in-memory", "4MiB"]);
-                }
-                if peer == Peer::TachyonLogged {
-                    c.arg("--access-log")
-                        .arg(env.run_dir.join("tachyon-access.log"));
-                }
-            } else {
-                c.args(["--no-compress", "--no-watch"]);
-            }
-        }
+        | Peer::TachyonLogged => return tachyon_command(peer, port, env),
         Peer::Floor => {
             c = Command::new(&env.bench_bin);
             c.args([
@@ -581,6 +481,118 @@ fn command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
     Ok(c)
 }
 
+/// tachyon as a site owner runs it (listing, compression and watching),
+/// or bare, or in one of its variants.
+fn tachyon_command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> {
+    let workers = env.workers.to_string();
+    let mut c = match peer {
+        Peer::TachyonBaseline => Command::new(baseline_bin()?),
+        _ => Command::new(&env.tachyon_bin),
+    };
+    c.arg(&env.root).args(["--threads", &workers]);
+    if !env.variants_wait {
+        c.arg("--quiet");
+    }
+    if peer != Peer::TachyonBaseline {
+        // No cache folder: a run writes nothing outside its own
+        // folder. (An older baseline build may not know the option.)
+        c.args(["--cache-dir", "off"]);
+    }
+    match &env.tls {
+        None => c.args(["--listen", &format!("127.0.0.1:{port}")]),
+        // HTTPS on the port; the plain listener somewhere unused.
+        Some(tls) => c
+            .args(["--listen", "127.0.0.1:0", "--https"])
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--tls-cert")
+            .arg(&tls.cert)
+            .arg("--tls-key")
+            .arg(&tls.key),
+    };
+    if peer != Peer::TachyonBare {
+        // Listing on (and compression and watching, the defaults):
+        // the figures are for the server as a site owner runs it.
+        c.arg("--listing");
+        if peer == Peer::TachyonSendfile {
+            // Large files from disk by sendfile: what tachyon did
+            // before its in-memory copies of large bodies.
+            c.args(["--sendfile", "--max-file-in-memory", "4MiB"]);
+        }
+        if peer == Peer::TachyonLogged {
+            c.arg("--access-log")
+                .arg(env.run_dir.join("tachyon-access.log"));
+        }
+    } else {
+        c.args(["--no-compress", "--no-watch"]);
+    }
+    Ok(c)
+}
+
+/// Renders a peer's configuration template into the run's folder: a TLS
+/// run uses each template's `-tls` twin (nginx-tuned-tls.conf), an h2c run
+/// its `-h2c` twin where the peer needs one.
+fn render(peer: Peer, template: &str, port: u16, env: &Env) -> anyhow::Result<PathBuf> {
+    let workers = env.workers.to_string();
+    let root = env.root.display().to_string();
+    let twin = |suffix: &str| match template.split_once('.') {
+        Some((stem, ext)) => format!("{stem}-{suffix}.{ext}"),
+        None => format!("{template}-{suffix}"),
+    };
+    let template = match (&env.tls, env.h2c) {
+        (Some(_), _) => twin("tls"),
+        (None, true) if env.peers_dir.join(twin("h2c")).exists() => twin("h2c"),
+        (None, _) => template.to_string(),
+    };
+    let template = template.as_str();
+    let (cert, key) = env
+        .tls
+        .as_ref()
+        .map_or((String::new(), String::new()), |t| {
+            (t.cert.display().to_string(), t.key.display().to_string())
+        });
+    let text = std::fs::read_to_string(env.peers_dir.join(template)).with_context(|| {
+        format!(
+            "reading peer config {}",
+            env.peers_dir.join(template).display()
+        )
+    })?;
+    let (user, group) = identity();
+    // lighttpd asks for its max-fds at start and, above the hard
+    // limit, falls back to 4,096 connections: ask for what there is.
+    let fds = crate::proc::raise_nofile().min(65_536);
+    // Debian's nginx keeps mime.types in /etc/nginx, a build from
+    // source in its own conf folder; h2o master's binary has no OCSP
+    // helper script beside it.
+    let mime_types = match peer.source() {
+        Some(source) => source.conf_dir().join("mime.types"),
+        None => PathBuf::from("/etc/nginx/mime.types"),
+    };
+    let ocsp = match peer {
+        Peer::H2oMaster => "ocsp-update-interval: 0",
+        _ => "",
+    };
+    let text = text
+        .replace("{{MIME_TYPES}}", &mime_types.display().to_string())
+        .replace("{{OCSP}}", ocsp)
+        .replace("{{MAX_FDS}}", &fds.to_string())
+        .replace(
+            "{{CONNS_UNDER_NOFILE}}",
+            &fds.saturating_sub(256).to_string(),
+        )
+        .replace("{{MAX_CONNS}}", &(fds / 2).to_string())
+        .replace("{{PORT}}", &port.to_string())
+        .replace("{{ROOT}}", &root)
+        .replace("{{WORKERS}}", &workers)
+        .replace("{{RUN}}", &env.run_dir.display().to_string())
+        .replace("{{USER}}", &user)
+        .replace("{{GROUP}}", &group)
+        .replace("{{TLS_CERT}}", &cert)
+        .replace("{{TLS_KEY}}", &key);
+    let out = env.run_dir.join(format!("{}-{template}", peer.name()));
+    std::fs::write(&out, text)?;
+    Ok(out)
+}
+
 fn binary_path(peer: Peer, env: &Env) -> Option<PathBuf> {
     match peer {
         Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::TachyonLogged => {
@@ -616,12 +628,19 @@ pub fn which(program: &str) -> Option<PathBuf> {
 /// The user and group peers drop privileges to: www-data when we are root
 /// (Apache and h2o refuse to serve as root), else ourselves.
 fn identity() -> (String, String) {
-    if nix::unistd::geteuid().is_root() {
+    if rustix::process::geteuid().is_root() {
         ("www-data".into(), "www-data".into())
     } else {
         let user = std::env::var("USER").unwrap_or_else(|_| "nobody".into());
         (user.clone(), user)
     }
+}
+
+/// A run folder the peers' workers can write in whatever user they drop
+/// to (pid files, temporary files, logs): sticky and open to all, as /tmp.
+pub fn scratch_dir(path: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(path)?;
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o1777))
 }
 
 fn free_port() -> anyhow::Result<u16> {

@@ -185,33 +185,47 @@ fn stat_fields(pid: u32) -> Option<Vec<String>> {
 /// new soft limit: clients and attackers need a descriptor per connection,
 /// and the servers started from here inherit it.
 pub fn raise_nofile() -> u64 {
-    use rustix::process::{getrlimit, setrlimit, Resource};
-    let mut limit = getrlimit(Resource::Nofile);
-    if limit.current != limit.maximum {
-        limit.current = limit.maximum;
-        let _ = setrlimit(Resource::Nofile, limit);
-    }
-    getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
+    tachyon_sys::raise_fd_limit()
 }
 
-/// CPU seconds used by reaped children of this process (the load clients).
+/// CPU seconds used by reaped children of this process (the load clients):
+/// /proc/self/stat's cutime and cstime, in ticks (a client runs for
+/// seconds, so a tick is well under a percent of it).
 pub fn children_cpu() -> CpuTimes {
-    use nix::sys::resource::{getrusage, UsageWho};
-    match getrusage(UsageWho::RUSAGE_CHILDREN) {
-        Ok(usage) => {
-            let secs = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 / 1e6;
-            CpuTimes {
-                user_s: secs(usage.user_time()),
-                system_s: secs(usage.system_time()),
-            }
-        }
-        Err(_) => CpuTimes::default(),
+    let ticks = |fields: &[String], i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+            / TICKS_PER_SECOND
+    };
+    match stat_fields(std::process::id()) {
+        // Fields 16 and 17 of stat(5), counted from the state (field 3).
+        Some(fields) => CpuTimes {
+            user_s: ticks(&fields, 13),
+            system_s: ticks(&fields, 14),
+        },
+        None => CpuTimes::default(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A child's CPU is counted once it is reaped, not before.
+    #[test]
+    fn a_reaped_childs_cpu_is_counted() {
+        let before = children_cpu();
+        let status = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let spent = children_cpu().since(&before);
+        assert!(spent.user_s >= 0.05, "{spent:?}");
+        assert!(spent.system_s < spent.user_s, "{spent:?}");
+    }
 
     #[test]
     fn own_process_has_cpu_and_memory() {
@@ -246,7 +260,7 @@ mod tests {
             while clock() < 7_000_000 {
                 x = x.wrapping_mul(31).wrapping_add(7);
             }
-            let tid = nix::unistd::gettid().as_raw() as u32;
+            let tid = rustix::thread::gettid().as_raw_nonzero().get() as u32;
             spun_tx.send((tid, clock(), x)).unwrap();
             let _ = done_rx.recv();
         });

@@ -206,130 +206,151 @@ fn sections(results: &Results) -> anyhow::Result<Vec<Section>> {
         let in_suite: Vec<&CellRows<'_>> = cells.iter().filter(|c| c.suite == suite).collect();
         let mut section = Section {
             title: suite.to_string(),
-            intro: String::new(),
-            tables: Vec::new(),
+            intro: seed_intro(&in_suite),
+            tables: in_suite.iter().map(|cell| cell_table(cell)).collect(),
             charts: Vec::new(),
         };
-        let seeds: Vec<&str> = in_suite
-            .iter()
-            .map(|c| seed_name(c.seed))
-            .filter(|s| !s.is_empty())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        section.intro = if seeds.is_empty() {
-            String::new()
-        } else {
-            format!("Reproduces {}.", seeds.join(", "))
-        };
-        for cell in &in_suite {
-            section.tables.push(cell_table(cell));
-        }
-        if suite == Suite::SpareCores {
-            sparecores_extras(results, &in_suite, &mut section)?;
-        }
-        if matches!(suite, Suite::H2 | Suite::H2c) {
-            // The goals are at -m100: one line per server over the
-            // connection counts, per file size.
-            let at_m100: Vec<&CellRows<'_>> = in_suite
-                .iter()
-                .copied()
-                .filter(|c| c.cell.ends_with(" m100"))
-                .collect();
-            series_by_size(
-                results,
-                &at_m100,
-                &format!("{suite}-m100"),
-                "requests per server CPU-second",
-                |r| r.req_per_server_cpu_s(),
-                &mut section,
-            )?;
-        }
-        if suite == Suite::Efficiency {
-            series_by_size(
+        match suite {
+            Suite::SpareCores => sparecores_extras(results, &in_suite, &mut section)?,
+            Suite::H2 | Suite::H2c => {
+                // The goals are at -m100: one line per server over
+                // the connection counts, per file size.
+                let at_m100: Vec<&CellRows<'_>> = in_suite
+                    .iter()
+                    .copied()
+                    .filter(|c| c.cell.ends_with(" m100"))
+                    .collect();
+                series_by_size(
+                    results,
+                    &at_m100,
+                    &format!("{suite}-m100"),
+                    "requests per server CPU-second",
+                    |r| r.req_per_server_cpu_s(),
+                    &mut section,
+                )?;
+            }
+            Suite::Efficiency => series_by_size(
                 results,
                 &in_suite,
                 "efficiency",
                 "requests per server CPU-second",
                 |r| r.req_per_server_cpu_s(),
                 &mut section,
-            )?;
-        }
-        if suite == Suite::Latency {
-            let mut series: Series<'_> = BTreeMap::new();
-            for (i, cell) in in_suite.iter().enumerate() {
-                for (server, rows) in &cell.by_server {
-                    // The offered rate; rows from runs that offered a
-                    // fraction of each server's peak plot that fraction,
-                    // and the oldest, without either, the cell's place.
-                    let first = rows.first();
-                    let percent = first
-                        .and_then(|r| r.rate_fraction.map(|f| f * 100.0))
-                        .or_else(|| first.and_then(|r| r.target_rps))
-                        .unwrap_or([50.0, 80.0, 95.0][i.min(2)]);
-                    if let Some(p99) = cell.metric(server, |r| r.client.latency_p99_ms) {
-                        series
-                            .entry(server)
-                            .or_default()
-                            .push((percent, p99.median));
-                    }
-                }
-            }
-            let by_fraction = in_suite
-                .iter()
-                .flat_map(|c| c.by_server.iter().flat_map(|(_, rows)| rows))
-                .any(|r| r.rate_fraction.is_some());
-            let (title, axis) = if by_fraction {
-                (
-                    "p99 latency at a fixed share of each server's peak (oha, c=64)",
-                    "offered load, % of peak",
-                )
-            } else {
-                (
-                    "p99 latency at the same offered rates (oha, c=64)",
-                    "offered load, req/s",
-                )
-            };
-            let series = ordered(series, results);
-            section.charts.push((
-                "latency-p99.svg".into(),
-                charts::lines(title, axis, "p99 ms", &series, false)?,
-            ));
+            )?,
+            Suite::Latency => latency_chart(results, &in_suite, &mut section)?,
+            _ => {}
         }
         for cell in &in_suite {
-            let idle: Vec<(String, f64)> = cell
-                .by_server
-                .iter()
-                .filter_map(|(s, _)| {
-                    Some((
-                        s.to_string(),
-                        cell.metric(s, |r| r.bytes_per_idle_conn())?.median.max(0.0),
-                    ))
-                })
-                .collect();
-            if !idle.is_empty() {
-                section.charts.push((
-                    format!("{suite}-memory-per-connection.svg"),
-                    charts::bars(
-                        "Memory per idle keep-alive connection",
-                        "bytes of server RSS per connection",
-                        &idle,
-                    )?,
-                ));
-                let rest: Vec<(String, f64)> = results
-                    .servers
-                    .iter()
-                    .map(|s| (s.name.clone(), s.rss_at_rest_bytes as f64 / 1_048_576.0))
-                    .collect();
-                section.charts.push((
-                    format!("{suite}-rss-at-rest.svg"),
-                    charts::bars("Resident memory at rest (process tree)", "MiB", &rest)?,
-                ));
-            }
+            memory_charts(results, cell, suite, &mut section)?;
         }
         out.push(section);
     }
     Ok(out)
+}
+
+/// "Reproduces …": the seeds a suite's cells come from.
+fn seed_intro(cells: &[&CellRows<'_>]) -> String {
+    let seeds: Vec<&str> = cells
+        .iter()
+        .map(|c| seed_name(c.seed))
+        .filter(|s| !s.is_empty())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if seeds.is_empty() {
+        String::new()
+    } else {
+        format!("Reproduces {}.", seeds.join(", "))
+    }
+}
+
+/// p99 latency over the offered load, one line per server.
+fn latency_chart(
+    results: &Results,
+    cells: &[&CellRows<'_>],
+    section: &mut Section,
+) -> anyhow::Result<()> {
+    let mut series: Series<'_> = BTreeMap::new();
+    for (i, cell) in cells.iter().enumerate() {
+        for (server, rows) in &cell.by_server {
+            // The offered rate; rows from runs that offered a fraction of
+            // each server's peak plot that fraction, and the oldest,
+            // without either, the cell's place.
+            let first = rows.first();
+            let percent = first
+                .and_then(|r| r.rate_fraction.map(|f| f * 100.0))
+                .or_else(|| first.and_then(|r| r.target_rps))
+                .unwrap_or([50.0, 80.0, 95.0][i.min(2)]);
+            if let Some(p99) = cell.metric(server, |r| r.client.latency_p99_ms) {
+                series
+                    .entry(server)
+                    .or_default()
+                    .push((percent, p99.median));
+            }
+        }
+    }
+    let by_fraction = cells
+        .iter()
+        .flat_map(|c| c.by_server.iter().flat_map(|(_, rows)| rows))
+        .any(|r| r.rate_fraction.is_some());
+    let (title, axis) = if by_fraction {
+        (
+            "p99 latency at a fixed share of each server's peak (oha, c=64)",
+            "offered load, % of peak",
+        )
+    } else {
+        (
+            "p99 latency at the same offered rates (oha, c=64)",
+            "offered load, req/s",
+        )
+    };
+    let series = ordered(series, results);
+    section.charts.push((
+        "latency-p99.svg".into(),
+        charts::lines(title, axis, "p99 ms", &series, false)?,
+    ));
+    Ok(())
+}
+
+/// Memory per idle connection and at rest, for a cell that measured idle
+/// connections.
+fn memory_charts(
+    results: &Results,
+    cell: &CellRows<'_>,
+    suite: Suite,
+    section: &mut Section,
+) -> anyhow::Result<()> {
+    let idle: Vec<(String, f64)> = cell
+        .by_server
+        .iter()
+        .filter_map(|(s, _)| {
+            Some((
+                s.to_string(),
+                cell.metric(s, |r| r.bytes_per_idle_conn())?.median.max(0.0),
+            ))
+        })
+        .collect();
+    if idle.is_empty() {
+        return Ok(());
+    }
+    section.charts.push((
+        format!("{suite}-memory-per-connection.svg"),
+        charts::bars(
+            "Memory per idle keep-alive connection",
+            "bytes of server RSS per connection",
+            &idle,
+        )?,
+    ));
+    let rest: Vec<(String, f64)> = results
+        .servers
+        .iter()
+        .map(|s| (s.name.clone(), s.rss_at_rest_bytes as f64 / 1_048_576.0))
+        .collect();
+    section.charts.push((
+        format!("{suite}-rss-at-rest.svg"),
+        charts::bars("Resident memory at rest (process tree)", "MiB", &rest)?,
+    ));
+    Ok(())
 }
 
 /// Points of one server's line: (x, y).
@@ -403,15 +424,8 @@ fn series_by_size(
 /// (rps, extrapolated rps, requests per server CPU-second, `-t` value).
 type BestThreads = (f64, f64, f64, String);
 
-/// Spare Cores keeps, per (size, connections), the thread count with the
-/// highest rps; the web score uses the 8 connections-per-vCPU cells.
-fn sparecores_extras(
-    results: &Results,
-    cells: &[&CellRows<'_>],
-    section: &mut Section,
-) -> anyhow::Result<()> {
-    let cores = results.machine.cores.max(1) as u32;
-    // (size, conns) -> server -> best (rps, ext, req/cpu, threads)
+/// (size, connections) → server → its best thread count's figures.
+fn best_threads(cells: &[&CellRows<'_>]) -> BTreeMap<(u64, u32), BTreeMap<String, BestThreads>> {
     let mut best: BTreeMap<(u64, u32), BTreeMap<String, BestThreads>> = BTreeMap::new();
     for cell in cells {
         let size = cell_rows(cell).next().map_or(0, |r| r.file_bytes / 1024);
@@ -450,6 +464,18 @@ fn sparecores_extras(
             }
         }
     }
+    best
+}
+
+/// Spare Cores keeps, per (size, connections), the thread count with the
+/// highest rps; the web score uses the 8 connections-per-vCPU cells.
+fn sparecores_extras(
+    results: &Results,
+    cells: &[&CellRows<'_>],
+    section: &mut Section,
+) -> anyhow::Result<()> {
+    let cores = results.machine.cores.max(1) as u32;
+    let best = best_threads(cells);
     let mut table = Table {
         caption: format!("Best thread count per cell, 8 connections per vCPU (c={}): the cells of the Spare Cores web score", 8 * cores),
         headers: vec!["size".into(), "server".into(), "best -t".into(), "req/s".into(), "extrapolated req/s".into(), "× best peer (ext.)".into(), "req per server CPU-s".into()],

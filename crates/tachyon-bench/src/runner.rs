@@ -144,7 +144,7 @@ fn read_previous(path: &Path, servers: &[Peer]) -> anyhow::Result<Results> {
 fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
     let www = opts.out.join("www");
     let run_dir = opts.out.join("run");
-    scratch_dir(&run_dir)?;
+    crate::peers::scratch_dir(&run_dir)?;
     if opts.servers.iter().any(|p| p.is_external()) {
         readable_by_workers(&opts.out)?;
     }
@@ -510,11 +510,6 @@ fn readable_by_workers(out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn scratch_dir(path: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(path)?;
-    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o1777))
-}
-
 /// The floor answers HTTP/1.1 keep-alive only (no HTTP/1.0, no
 /// `Connection: close`), so it sits out the cells it could not answer honestly.
 fn applies(peer: Peer, workload: &Workload) -> bool {
@@ -564,27 +559,9 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     if let Load::Wrk { threads, .. } | Load::H2load { threads, .. } = load {
         row.threads = Some(*threads);
     }
-    let target = match cell.traffic {
-        None => clients::Target::Url(server.url(&cell.path)),
-        Some(traffic) => match traffic
-            .h2load_args(&server.url(""), &env.root, &env.run_dir)
-            .and_then(|args| Ok((args, traffic.requests(cell.conns(), &env.root)?)))
-        {
-            Ok((args, requests)) => clients::Target::Traffic { args, requests },
-            Err(e) => {
-                row.ok = false;
-                row.problems.push(format!("{e:#}"));
-                return row;
-            }
-        },
+    let Some(target) = target(cell, server, load, round, env, &mut row) else {
+        return row;
     };
-    if let (Some(traffic), Load::H2load { h2, .. }, 1) = (cell.traffic, load, round) {
-        // Every path answered, and answered right, before it is measured.
-        match traffic.check(&server.url(""), *h2, &env.root, &env.run_dir) {
-            Ok(problems) => row.problems.extend(problems),
-            Err(e) => row.problems.push(format!("{e:#}")),
-        }
-    }
     let argv = load.argv(target, cell.accept_encoding, &env.run_dir, rate);
     row.client_command = shell_words(&argv);
     // A real-site cell runs a fixed count, as long as the server takes.
@@ -641,6 +618,41 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
         row.problems.push("server exited during the run".into());
     }
     row
+}
+
+/// What the client is pointed at: the cell's URL, or a real-site
+/// traffic list (whose every path is checked in the first round); `None`
+/// with the row's problem said when the list cannot be made.
+fn target(
+    cell: &Cell,
+    server: &Running,
+    load: &Load,
+    round: u32,
+    env: &Env,
+    row: &mut Row,
+) -> Option<clients::Target> {
+    let target = match cell.traffic {
+        None => clients::Target::Url(server.url(&cell.path)),
+        Some(traffic) => match traffic
+            .h2load_args(&server.url(""), &env.root, &env.run_dir)
+            .and_then(|args| Ok((args, traffic.requests(cell.conns(), &env.root)?)))
+        {
+            Ok((args, requests)) => clients::Target::Traffic { args, requests },
+            Err(e) => {
+                row.ok = false;
+                row.problems.push(format!("{e:#}"));
+                return None;
+            }
+        },
+    };
+    if let (Some(traffic), Load::H2load { h2, .. }, 1) = (cell.traffic, load, round) {
+        // Every path answered, and answered right, before it is measured.
+        match traffic.check(&server.url(""), *h2, &env.root, &env.run_dir) {
+            Ok(problems) => row.problems.extend(problems),
+            Err(e) => row.problems.push(format!("{e:#}")),
+        }
+    }
+    Some(target)
 }
 
 /// Checks what was served: errors, statuses and bytes per response.

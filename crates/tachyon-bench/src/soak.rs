@@ -18,7 +18,7 @@
 //! one after the other on the same site and request count.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -30,6 +30,7 @@ use serde::Serialize;
 
 use crate::peers::{self, Peer, Running};
 use crate::site::XorShift;
+use tachyon_testkit::Response;
 
 /// Small, compressible files (in memory for tachyon, with encodings).
 const SMALL_FILES: usize = 200;
@@ -82,7 +83,7 @@ pub fn soak(opts: &SoakOptions) -> anyhow::Result<()> {
     // The churn clients and the server need a descriptor per connection.
     crate::proc::raise_nofile();
     // Peers that drop privileges write their pid and logs here too.
-    crate::runner::scratch_dir(&opts.out)?;
+    crate::peers::scratch_dir(&opts.out)?;
     let root = opts.out.join("site");
     let bench_bin = std::env::current_exe()?;
     let env = peers::Env {
@@ -144,46 +145,8 @@ fn run_one(
     let shared = Arc::new(Shared::default());
     let started = Instant::now();
     let counter = Arc::new(AtomicU64::new(0));
-    let reloader = {
-        let (done, generation, root) = (
-            Arc::clone(&done),
-            Arc::clone(generation),
-            root.to_path_buf(),
-        );
-        let every = opts.reload_every;
-        std::thread::spawn(move || -> anyhow::Result<u64> {
-            let mut reloads = 0;
-            let mut next = Instant::now() + every;
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(50));
-                if Instant::now() < next {
-                    continue;
-                }
-                next += every;
-                let g = generation.load(Ordering::Relaxed) + 1;
-                write_site(&root, g, Some(g - 1))?;
-                generation.store(g, Ordering::Relaxed);
-                reloads += 1;
-            }
-            Ok(reloads)
-        })
-    };
-    let sampler = {
-        let done = Arc::clone(&done);
-        std::thread::spawn(move || {
-            let mut samples = Vec::new();
-            let t0 = Instant::now();
-            while !done.load(Ordering::Relaxed) {
-                samples.push((
-                    t0.elapsed().as_secs_f64(),
-                    crate::proc::rss_bytes(pid),
-                    open_fds(pid),
-                ));
-                std::thread::sleep(Duration::from_secs(1));
-            }
-            samples
-        })
-    };
+    let reloader = start_reloader(&done, generation, root, opts.reload_every);
+    let sampler = start_sampler(&done, pid);
     let per_client = opts.requests / opts.clients as u64;
     let clients: Vec<_> = (0..opts.clients)
         .map(|i| {
@@ -240,6 +203,54 @@ fn run_one(
     outcome.rss_spread = spread(&|s| s.1);
     outcome.fds_spread = spread(&|s| s.2);
     Ok(outcome)
+}
+
+/// Rewrites the site every `every` until `done`: how many times.
+fn start_reloader(
+    done: &Arc<AtomicBool>,
+    generation: &Arc<AtomicU64>,
+    root: &Path,
+    every: Duration,
+) -> std::thread::JoinHandle<anyhow::Result<u64>> {
+    let (done, generation, root) = (Arc::clone(done), Arc::clone(generation), root.to_path_buf());
+    std::thread::spawn(move || -> anyhow::Result<u64> {
+        let mut reloads = 0;
+        let mut next = Instant::now() + every;
+        while !done.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(50));
+            if Instant::now() < next {
+                continue;
+            }
+            next += every;
+            let g = generation.load(Ordering::Relaxed) + 1;
+            write_site(&root, g, Some(g - 1))?;
+            generation.store(g, Ordering::Relaxed);
+            reloads += 1;
+        }
+        Ok(reloads)
+    })
+}
+
+/// The server's RSS and open descriptors each second until `done`:
+/// (seconds, bytes, descriptors).
+fn start_sampler(
+    done: &Arc<AtomicBool>,
+    pid: u32,
+) -> std::thread::JoinHandle<Vec<(f64, u64, u64)>> {
+    let done = Arc::clone(done);
+    std::thread::spawn(move || {
+        let mut samples = Vec::new();
+        let t0 = Instant::now();
+        while !done.load(Ordering::Relaxed) {
+            samples.push((
+                t0.elapsed().as_secs_f64(),
+                crate::proc::rss_bytes(pid),
+                open_fds(pid),
+            ));
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        samples
+    })
 }
 
 fn open_fds(pid: u32) -> u64 {
@@ -356,23 +367,6 @@ struct Client {
     tally: Tally,
 }
 
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-    /// The body ended before its Content-Length.
-    short: bool,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
 impl Client {
     fn new(addr: SocketAddr, seed: u64, shared: Arc<Shared>, generation: Arc<AtomicU64>) -> Client {
         Client {
@@ -453,7 +447,7 @@ impl Client {
         (a, b)
     }
 
-    fn request(&mut self, text: &str) -> Result<Reply, String> {
+    fn request(&mut self, text: &str) -> Result<Response, String> {
         if self.conn.is_none() {
             let stream = TcpStream::connect(self.addr).map_err(|e| format!("connect: {e}"))?;
             stream
@@ -465,7 +459,7 @@ impl Client {
         conn.get_mut()
             .write_all(text.as_bytes())
             .map_err(|e| format!("send: {e}"))?;
-        read_reply(conn, text.starts_with("HEAD"))
+        tachyon_testkit::read_response(conn, text.starts_with("HEAD"))
     }
 
     /// GET `path` in full (or 304/503), checked against its generation.
@@ -653,116 +647,6 @@ fn generation_of(body: &[u8], path: &str) -> Option<u64> {
     rest.split(' ').next()?.parse().ok()
 }
 
-/// A chunked body, decoded; `true` when the connection ended before the
-/// last chunk.
-fn read_chunked(conn: &mut BufReader<TcpStream>) -> Result<(Vec<u8>, bool), String> {
-    let mut body = Vec::new();
-    loop {
-        let mut size_line = String::new();
-        match conn.read_line(&mut size_line) {
-            Ok(0) => return Ok((body, true)),
-            Ok(_) => {}
-            Err(e) => return Err(format!("reading a chunk size: {e}")),
-        }
-        let hex = size_line.trim_end().split(';').next().unwrap_or("");
-        let size = usize::from_str_radix(hex.trim(), 16)
-            .map_err(|_| format!("bad chunk size line {size_line:?}"))?;
-        if size == 0 {
-            // Trailer fields, then the blank line.
-            loop {
-                let mut line = String::new();
-                match conn.read_line(&mut line) {
-                    Ok(0) => return Ok((body, true)),
-                    Ok(_) if line.trim_end().is_empty() => return Ok((body, false)),
-                    Ok(_) => {}
-                    Err(e) => return Err(format!("reading trailers: {e}")),
-                }
-            }
-        }
-        let start = body.len();
-        body.resize(start + size + 2, 0);
-        if conn.read_exact(&mut body[start..]).is_err() {
-            body.truncate(start);
-            return Ok((body, true));
-        }
-        if &body[start + size..] != b"\r\n" {
-            return Err("a chunk not followed by CRLF".into());
-        }
-        body.truncate(start + size);
-    }
-}
-
-fn read_reply(conn: &mut BufReader<TcpStream>, head_only: bool) -> Result<Reply, String> {
-    let mut status_line = String::new();
-    match conn.read_line(&mut status_line) {
-        Ok(0) => return Err("closed before a response".into()),
-        Ok(_) => {}
-        Err(e) => return Err(format!("reading: {e}")),
-    }
-    let status: u16 = status_line
-        .get(9..12)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("bad status line {status_line:?}"))?;
-    let mut headers = Vec::new();
-    loop {
-        let mut line = String::new();
-        conn.read_line(&mut line)
-            .map_err(|e| format!("reading head: {e}"))?;
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((n, v)) = line.split_once(':') {
-            headers.push((n.trim().to_string(), v.trim().to_string()));
-        }
-    }
-    let chunked = headers.iter().any(|(n, v)| {
-        n.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
-    });
-    if chunked && !head_only && status != 304 {
-        // Peers compress on the fly (nginx's gzip) and send chunked bodies
-        // (RFC 9112 §7.1); tachyon never does, but their bodies are checked
-        // the same way.
-        let (body, short) = read_chunked(conn)?;
-        return Ok(Reply {
-            status,
-            headers,
-            body,
-            short,
-        });
-    }
-    let len = headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse::<usize>().ok())
-        .unwrap_or(0);
-    let len = if head_only || status == 304 { 0 } else { len };
-    let mut body = vec![0u8; len];
-    let mut got = 0;
-    let mut short = false;
-    while got < len {
-        match conn.read(&mut body[got..]) {
-            Ok(0) => {
-                short = true;
-                break;
-            }
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
-                short = true;
-                break;
-            }
-            Err(e) => return Err(format!("reading body: {e}")),
-        }
-    }
-    body.truncate(got);
-    Ok(Reply {
-        status,
-        headers,
-        body,
-        short,
-    })
-}
-
 // ---- results ----
 
 fn write_results(out: &Path, outcomes: &[Outcome]) -> anyhow::Result<()> {
@@ -852,30 +736,5 @@ mod tests {
         assert_eq!(a, content("/s/001.txt", 7, 5000));
         assert_ne!(a, content("/s/001.txt", 8, 5000));
         assert_eq!(generation_of(&a, "/s/002.txt"), None);
-    }
-
-    /// What `bytes` decode to, sent through a real loopback socket.
-    fn decode(bytes: &'static [u8]) -> Result<(Vec<u8>, bool), String> {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let sender = std::thread::spawn(move || {
-            let (mut s, _) = listener.accept().unwrap();
-            s.write_all(bytes).unwrap();
-        });
-        let mut conn = BufReader::new(TcpStream::connect(addr).unwrap());
-        let out = read_chunked(&mut conn);
-        sender.join().unwrap();
-        out
-    }
-
-    #[test]
-    fn chunked_bodies_decode_with_extensions_and_trailers() {
-        let (body, short) = decode(b"5;x=1\r\nhello\r\n1\r\n!\r\n0\r\nEtag: x\r\n\r\n").unwrap();
-        assert_eq!((body.as_slice(), short), (&b"hello!"[..], false));
-        // Cut short: what arrived, flagged.
-        let (body, short) = decode(b"5\r\nhello\r\n4\r\nab").unwrap();
-        assert_eq!((body.as_slice(), short), (&b"hello"[..], true));
-        assert!(decode(b"zz\r\n").is_err());
-        assert!(decode(b"2\r\nabcd").is_err());
     }
 }

@@ -8,7 +8,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::request::{tokens, trim, Method, RequestHead};
+use crate::fields::{tokens, trim};
+use crate::request::{Method, RequestHead};
 
 /// The validators of one representation.
 #[derive(Debug, Clone, Copy)]

@@ -8,7 +8,7 @@
 //! the offered codings, identity, or "nothing acceptable" when identity was
 //! refused explicitly.
 
-use crate::request::{tokens, trim};
+use crate::fields::{tokens, trim};
 
 /// A content coding tachyon can serve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -5,7 +5,7 @@
 //! status for it (lwan returns statuses from its parser for the same reason:
 //! the error *is* the answer).
 
-use crate::response::Status;
+use crate::status::Status;
 
 /// Why a request head could not be accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -7,7 +7,6 @@
 //! line.
 
 use crate::head::{self, Dialect};
-use crate::range::ByteRange;
 use crate::response::{ErrorPage, Exchange, Name, Persistence, Status};
 
 /// HTTP/1.1: a status line, `Name: value` lines, `Connection` when the
@@ -50,18 +49,6 @@ impl Dialect for Http1 {
     }
 }
 
-/// Appends a `Content-Range` field line (multipart part heads use it).
-pub fn write_content_range(buf: &mut Vec<u8>, range: ByteRange, len: u64) {
-    let mut num = itoa::Buffer::new();
-    buf.extend_from_slice(b"Content-Range: bytes ");
-    buf.extend_from_slice(num.format(range.start).as_bytes());
-    buf.push(b'-');
-    buf.extend_from_slice(num.format(range.end - 1).as_bytes());
-    buf.push(b'/');
-    buf.extend_from_slice(num.format(len).as_bytes());
-    buf.extend_from_slice(b"\r\n");
-}
-
 /// Appends a complete error response with its small HTML page (the page is
 /// left out for HEAD; its length is still announced, RFC 9110 §9.3.2).
 pub fn error(buf: &mut Vec<u8>, status: Status, exchange: &Exchange<'_>) {
@@ -81,6 +68,7 @@ mod tests {
     use super::*;
     use crate::date::DateCache;
     use crate::encoding::Coding;
+    use crate::range::ByteRange;
     use crate::response::Field;
 
     fn exchange(date: &DateCache, persistence: Persistence, head_only: bool) -> Exchange<'_> {

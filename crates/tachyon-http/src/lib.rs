@@ -15,6 +15,7 @@ pub mod conditional;
 pub mod date;
 pub mod encoding;
 pub mod error;
+pub mod fields;
 pub mod h1;
 pub mod h2;
 pub mod head;
@@ -22,6 +23,7 @@ pub mod multipart;
 pub mod range;
 pub mod request;
 pub mod response;
+pub mod status;
 pub mod target;
 
 pub use error::ParseError;

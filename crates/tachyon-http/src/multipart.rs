@@ -6,7 +6,6 @@
 //! and slices add up to, so the response can be sent with a length rather
 //! than chunked.
 
-use crate::h1::write_content_range;
 use crate::range::ByteRange;
 
 /// The multipart framing of one representation.
@@ -56,6 +55,18 @@ impl Multipart<'_> {
         }
         total
     }
+}
+
+/// Appends a part head's `Content-Range` field line (RFC 9110 §14.6).
+fn write_content_range(buf: &mut Vec<u8>, range: ByteRange, len: u64) {
+    let mut num = itoa::Buffer::new();
+    buf.extend_from_slice(b"Content-Range: bytes ");
+    buf.extend_from_slice(num.format(range.start).as_bytes());
+    buf.push(b'-');
+    buf.extend_from_slice(num.format(range.end - 1).as_bytes());
+    buf.push(b'/');
+    buf.extend_from_slice(num.format(len).as_bytes());
+    buf.extend_from_slice(b"\r\n");
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! Invariant: every range in a `Ranges` value is non-empty and inside the
 //! representation, sorted, with overlapping and adjacent ranges coalesced.
 
-use crate::request::trim;
+use crate::fields::trim;
 
 /// The most ranges a request may ask for before the header is ignored.
 pub const MAX_RANGES: usize = 16;

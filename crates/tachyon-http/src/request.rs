@@ -15,6 +15,7 @@
 use std::mem::MaybeUninit;
 
 use crate::error::ParseError;
+use crate::fields::{parse_decimal, tokens};
 
 /// Header fields beyond this count are a 431 (nginx and hyper both default near 100).
 pub const MAX_HEADERS: usize = 100;
@@ -358,38 +359,6 @@ fn partial<'a>(input: &[u8], limits: &HeadLimits) -> Result<Parsed<'a>, ParseErr
     }
 }
 
-/// The comma-separated tokens of a list-valued field, trimmed of whitespace.
-pub fn tokens(value: &[u8]) -> impl Iterator<Item = &[u8]> {
-    value
-        .split(|&b| b == b',')
-        .map(trim)
-        .filter(|t| !t.is_empty())
-}
-
-/// `value` without leading and trailing spaces and tabs.
-pub fn trim(value: &[u8]) -> &[u8] {
-    let start = value
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\t'))
-        .unwrap_or(value.len());
-    let end = value
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t'))
-        .map_or(start, |e| e + 1);
-    &value[start..end]
-}
-
-/// A non-empty run of ASCII digits that fits in u64; anything else is `None`.
-pub fn parse_decimal(value: &[u8]) -> Option<u64> {
-    let digits = trim(value);
-    if digits.is_empty() || digits.len() > 19 {
-        return None;
-    }
-    digits.iter().try_fold(0u64, |acc, &b| {
-        b.is_ascii_digit().then(|| acc * 10 + u64::from(b - b'0'))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -530,13 +499,5 @@ mod tests {
             parse(&input, &mut Vec::new(), &limits).unwrap_err(),
             ParseError::HeadTooLarge
         );
-    }
-
-    #[test]
-    fn decimal_parsing_rejects_signs_and_overflow() {
-        assert_eq!(parse_decimal(b" 42 "), Some(42));
-        assert_eq!(parse_decimal(b"+1"), None);
-        assert_eq!(parse_decimal(b""), None);
-        assert_eq!(parse_decimal(b"99999999999999999999"), None);
     }
 }

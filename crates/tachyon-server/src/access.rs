@@ -23,6 +23,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tachyon_http::{RequestHead, Version};
 
 use crate::reply::Summary;
+use crate::session::TlsFacts;
 
 /// A worker hands its buffer over once it holds this much.
 const FLUSH_AT: usize = 64 * 1024;
@@ -49,14 +50,6 @@ pub enum Target {
 pub struct Client<'a> {
     pub addr: Option<SocketAddr>,
     pub tls: Option<TlsFacts<'a>>,
-}
-
-/// The TLS session a request came over.
-#[derive(Debug, Clone, Copy)]
-pub struct TlsFacts<'a> {
-    /// The protocol version's code point (0x0303 TLS 1.2, 0x0304 TLS 1.3).
-    pub version: u16,
-    pub alpn: Option<&'a [u8]>,
 }
 
 /// The writer thread and the way to reach it.

@@ -383,7 +383,7 @@ impl H2 {
                 return false;
             };
             let mut turn = self.pass(level as u8, out, &mut queued, budget);
-            if turn == Turn::Idle {
+            if turn == Pass::Idle {
                 // Every stream of the most urgent level waits for its
                 // window: the less urgent may use the connection meanwhile.
                 let conn = &self.conn;
@@ -399,17 +399,17 @@ impl H2 {
                 turn = self.pass(level, out, &mut queued, budget);
             }
             match turn {
-                Turn::Full => return !self.sending.is_empty(),
-                Turn::Idle => return false,
-                Turn::Progressed => {}
+                Pass::Full => return !self.sending.is_empty(),
+                Pass::Idle => return false,
+                Pass::Progressed => {}
             }
         }
     }
 
     /// One DATA frame for each stream at urgency `level` that may send,
     /// in turn, until `queued` reaches `budget`.
-    fn pass(&mut self, level: u8, out: &mut Outbox, queued: &mut u64, budget: u64) -> Turn {
-        let mut turn = Turn::Idle;
+    fn pass(&mut self, level: u8, out: &mut Outbox, queued: &mut u64, budget: u64) -> Pass {
+        let mut turn = Pass::Idle;
         for _ in 0..self.sending.len() {
             let Some(mut o) = self.sending.pop_front() else {
                 break;
@@ -436,7 +436,7 @@ impl H2 {
                 self.held_files -= o.parts.iter().filter(|c| c.holds_file()).count() as u32;
                 self.conn.abort_stream(o.stream, Reason::InternalError);
                 self.take_control(out);
-                turn = Turn::Progressed;
+                turn = Pass::Progressed;
                 continue;
             }
             let len = allowance.min(o.left);
@@ -455,10 +455,10 @@ impl H2 {
             } else {
                 self.sending.push_back(o);
             }
-            turn = Turn::Progressed;
+            turn = Pass::Progressed;
             *queued += len + frame::HEADER_LEN as u64;
             if *queued >= budget || out.buf().len() >= MAX_COPIED {
-                return Turn::Full;
+                return Pass::Full;
             }
         }
         turn
@@ -476,7 +476,7 @@ enum Held {
 
 /// What one pass of the DATA scheduler did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Turn {
+enum Pass {
     /// No stream at the level could send.
     Idle,
     Progressed,

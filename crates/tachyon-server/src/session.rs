@@ -56,6 +56,14 @@ pub struct Session {
     close: Close,
 }
 
+/// What the access log says of a session.
+#[derive(Debug, Clone, Copy)]
+pub struct TlsFacts<'a> {
+    /// The protocol version's code point (0x0303 TLS 1.2, 0x0304 TLS 1.3).
+    pub version: u16,
+    pub alpn: Option<&'a [u8]>,
+}
+
 /// Who protects the records.
 enum Tls {
     /// rustls: every handshake, and TLS 1.2 sessions throughout.
@@ -229,13 +237,13 @@ impl Session {
     }
 
     /// The negotiated version and ALPN protocol, once the handshake is done.
-    pub fn facts(&self) -> Option<crate::access::TlsFacts<'_>> {
+    pub fn facts(&self) -> Option<TlsFacts<'_>> {
         match &self.tls {
-            Tls::Rustls { conn, .. } => Some(crate::access::TlsFacts {
+            Tls::Rustls { conn, .. } => Some(TlsFacts {
                 version: u16::from(conn.protocol_version()?),
                 alpn: conn.alpn_protocol(),
             }),
-            Tls::Records { alpn, .. } => Some(crate::access::TlsFacts {
+            Tls::Records { alpn, .. } => Some(TlsFacts {
                 version: u16::from(rustls::ProtocolVersion::TLSv1_3),
                 alpn: *alpn,
             }),

@@ -335,18 +335,6 @@ pub fn connection_cap(requested: usize, fd_limit: u64, threads: usize) -> usize 
     requested.min(usize::try_from(fits).unwrap_or(usize::MAX))
 }
 
-/// Raises the open-file soft limit to the hard limit (as nginx's
-/// `worker_rlimit_nofile` and Spare Cores' harness do): each connection is a fd.
-pub fn raise_fd_limit() -> u64 {
-    use rustix::process::{getrlimit, setrlimit, Resource};
-    let mut limit = getrlimit(Resource::Nofile);
-    if let Some(hard) = limit.maximum {
-        limit.current = Some(hard);
-        let _ = setrlimit(Resource::Nofile, limit);
-    }
-    getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,20 @@ use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+/// Raises the open-file soft limit to the hard limit (as nginx's
+/// `worker_rlimit_nofile` does) and returns the soft limit now in force:
+/// each connection is a descriptor. The workspace's one such raiser (the
+/// server, the benchmark and the tests use it).
+pub fn raise_fd_limit() -> u64 {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut limit = getrlimit(Resource::Nofile);
+    if limit.maximum.is_some() && limit.current != limit.maximum {
+        limit.current = limit.maximum;
+        let _ = setrlimit(Resource::Nofile, limit);
+    }
+    getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
+}
+
 /// Caps the bytes a TCP socket keeps queued but not yet sent (Linux 3.12+,
 /// `TCP_NOTSENT_LOWAT`). Accepted sockets inherit it from their listener.
 pub fn set_tcp_notsent_lowat(fd: BorrowedFd<'_>, bytes: u32) -> io::Result<()> {

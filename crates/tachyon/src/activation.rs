@@ -14,18 +14,15 @@ use std::os::fd::OwnedFd;
 use anyhow::{anyhow, Context};
 use tachyon_server::Scheme;
 
-/// What systemd handed over.
+/// What systemd, or the process we replace, handed over.
 pub struct Inherited {
     pub sockets: Vec<(OwnedFd, Scheme)>,
     pub admin: Option<TcpListener>,
 }
 
-/// The sockets in our environment: handed over by the process we replace
-/// (a binary upgrade), or by systemd if we were socket-activated.
+/// The sockets systemd handed over, if we were socket-activated (a binary
+/// upgrade's are `upgrade::inherited`'s, in the same shape).
 pub fn inherited() -> anyhow::Result<Option<Inherited>> {
-    if let Some(handed) = crate::upgrade::inherited()? {
-        return Ok(Some(handed));
-    }
     let mut fds = listenfd::ListenFd::from_env();
     if fds.len() == 0 {
         return Ok(None);

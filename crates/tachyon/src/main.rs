@@ -27,11 +27,10 @@ use signal_hook::iterator::Signals;
 use tachyon_http::response::{Field, Name};
 use tachyon_server::access::LogWriter;
 use tachyon_server::admin::{Admin, Reloads};
-use tachyon_server::stats::Board;
 use tachyon_server::{
     Endpoint, Generation, Https, ListenOptions, Listeners, Live, Observe, Scheme, Shutdown,
 };
-use tachyon_snapshot::{CacheDir, EncodeCache};
+use tachyon_snapshot::{CacheDir, EncodeCache, PendingVariant};
 
 use crate::certs::Tls;
 pub(crate) use crate::messages::{notify, say, warn};
@@ -88,16 +87,7 @@ fn main() -> ExitCode {
 /// Serves until a signal stops it: each phase below in this order, for
 /// the reasons its comment gives.
 fn run(mut settings: Settings) -> anyhow::Result<()> {
-    // Looked up before the sandbox, which keeps /etc/passwd out of reach.
-    let user = settings
-        .user
-        .as_deref()
-        .map(privileges::lookup_user)
-        .transpose()?;
-    // Made before the sandbox, which may then only use it.
-    let cache_dir = open_cache_dir(&settings);
-    // Before the sandbox: successors start from this thread unconfined.
-    let launcher = Arc::new(launcher::Launcher::start().context("starting the launcher thread")?);
+    let unconfined = Unconfined::prepare(&settings)?;
     confine(&settings)?;
     // Before anything is printed: a SIGHUP sent as soon as the URL shows
     // must reload, not end the process (its default action). Signals that
@@ -114,61 +104,26 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     // Watching starts before loading, so an edit made during the load
     // triggers a rebuild instead of being missed.
     let watch = watch(&settings);
-    // One encoding cache per root, kept across reloads.
-    let caches: Arc<[EncodeCache]> = (0..=settings.hosts.len())
-        .map(|_| {
-            cache_dir
-                .clone()
-                .map_or_else(EncodeCache::default, EncodeCache::with_disk)
-        })
-        .collect();
-    let tls = match &settings.tls {
-        Some(tls) => Some(Arc::new(Tls::start(tls, settings.quiet)?)),
-        None => None,
-    };
-    let (mut generation, pending) = startup::first_generation(&settings, &caches)?;
-    if let Some(tls) = &tls {
-        generation = generation.with_tls(tls.config(&settings)?);
-    }
+    let site = Site::load(&settings, unconfined.cache_dir)?;
     let https = https_policy(&settings, &listeners.local);
     cap_connections(&mut settings, fd_limit);
-    announce(&settings, &generation, &listeners);
-    let live = Arc::new(Live::new(generation));
+    announce(&settings, &site.generation, &listeners);
+    let live = Arc::new(Live::new(site.generation));
     let shutdown = Shutdown::new().context("creating the shutdown eventfd")?;
     let log = match &settings.log.access {
         Some(target) => Some(LogWriter::start(target.clone(), settings.log.format)?),
         None => None,
     };
     let reloads = Arc::new(Reloads::default());
-    let admin_listener = match (inherited_admin, settings.admin) {
-        (Some(listener), _) => Some(listener),
-        (None, Some(addr)) => Some(
-            std::net::TcpListener::bind(addr)
-                .with_context(|| format!("admin: listening on {addr}"))?,
-        ),
-        (None, None) => None,
+    let admin = |board| Admin {
+        board,
+        live: Arc::clone(&live),
+        shutdown: Arc::clone(&shutdown),
+        reloads: Arc::clone(&reloads),
     };
-    let handover = match upgrade::Handover::new(&listeners, admin_listener.as_ref()) {
-        Ok(handover) => Some(Arc::new(handover)),
-        Err(e) => {
-            warn(&format!("binary upgrades (SIGUSR2) are off: {e:#}"));
-            None
-        }
-    };
-    let board = admin_listener
-        .as_ref()
-        .map(|_| Board::new(settings.threads));
-    if let (Some(listener), Some(board)) = (admin_listener, &board) {
-        let admin = Admin {
-            board: Arc::clone(board),
-            live: Arc::clone(&live),
-            shutdown: Arc::clone(&shutdown),
-            reloads: Arc::clone(&reloads),
-        };
-        start_admin(listener, admin, settings.quiet)?;
-    }
+    let (handover, board) = open_admin(&settings, inherited_admin, &listeners, admin)?;
     // Every socket is bound and the access log is open: root is no longer needed.
-    if let Some(user) = user {
+    if let Some(user) = unconfined.user {
         privileges::become_user(user)?;
     }
     let observe = Observe {
@@ -176,16 +131,143 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         log: log.as_ref().map(LogWriter::sink),
     };
     let server = start_workers(listeners, &live, &settings, https, &shutdown, observe)?;
-    let reopen = log.as_ref().map(LogWriter::reopener);
     let upgrades = Upgrades {
         handover: Arc::new(std::sync::Mutex::new(handover)),
         shutdown: Arc::clone(&shutdown),
-        launcher,
+        launcher: unconfined.launcher,
         upgrading: Arc::new(AtomicBool::new(false)),
         quiet: settings.quiet,
     };
     let sandboxed = settings.sandbox;
-    let reloader = Reloader::new(live, settings, caches, tls, reloads);
+    let reloader = Reloader::new(live, settings, site.caches, site.tls, reloads);
+    let reloader = start_reloading(reloader, sandboxed, &upgrades, site.pending, watch);
+    // Listeners are open and workers serve: the process we replace, or
+    // else systemd's Type=notify, waits for this.
+    if !upgrade::tell_predecessor() {
+        notify(&[sd_notify::NotifyState::Ready]);
+    }
+    let reopen = log.as_ref().map(LogWriter::reopener);
+    let reactions = Reactions {
+        reloader,
+        reopen,
+        upgrades,
+    };
+    let result = reactions.until_stopped(server, signals);
+    // The workers are gone and flushed: write what they handed over.
+    if let Some(log) = log {
+        log.finish();
+    }
+    result
+}
+
+/// What is made before the sandbox, which would keep it out of reach.
+struct Unconfined {
+    /// Looked up now: the sandbox keeps /etc/passwd out of reach.
+    user: Option<nix::unistd::User>,
+    /// Made now: the sandbox lets the process use it, not create it.
+    cache_dir: Option<Arc<CacheDir>>,
+    /// Started now: successors start from this thread, unconfined.
+    launcher: Arc<launcher::Launcher>,
+}
+
+impl Unconfined {
+    fn prepare(settings: &Settings) -> anyhow::Result<Unconfined> {
+        let user = settings
+            .user
+            .as_deref()
+            .map(privileges::lookup_user)
+            .transpose()?;
+        Ok(Unconfined {
+            user,
+            cache_dir: open_cache_dir(settings),
+            launcher: Arc::new(
+                launcher::Launcher::start().context("starting the launcher thread")?,
+            ),
+        })
+    }
+}
+
+/// The first generation and what serves it.
+struct Site {
+    /// One encoding cache per root, kept across reloads.
+    caches: Arc<[EncodeCache]>,
+    tls: Option<Arc<Tls>>,
+    generation: Generation,
+    /// Variants left to build in the background.
+    pending: Vec<(usize, PendingVariant)>,
+}
+
+impl Site {
+    fn load(settings: &Settings, cache_dir: Option<Arc<CacheDir>>) -> anyhow::Result<Site> {
+        let caches: Arc<[EncodeCache]> = (0..=settings.hosts.len())
+            .map(|_| {
+                cache_dir
+                    .clone()
+                    .map_or_else(EncodeCache::default, EncodeCache::with_disk)
+            })
+            .collect();
+        let tls = match &settings.tls {
+            Some(tls) => Some(Arc::new(Tls::start(tls, settings.quiet)?)),
+            None => None,
+        };
+        let (mut generation, pending) = startup::first_generation(settings, &caches)?;
+        if let Some(tls) = &tls {
+            generation = generation.with_tls(tls.config(settings)?);
+        }
+        Ok(Site {
+            caches,
+            tls,
+            generation,
+            pending,
+        })
+    }
+}
+
+/// The stats the workers publish and the admin listener reads.
+type Board = Arc<tachyon_server::stats::Board>;
+
+/// The admin listener (inherited, or bound now) and its thread, and the
+/// handover a binary upgrade passes on; the stats board exists only when
+/// the admin listener does.
+fn open_admin(
+    settings: &Settings,
+    inherited: Option<std::net::TcpListener>,
+    listeners: &Listeners,
+    admin: impl FnOnce(Board) -> Admin,
+) -> anyhow::Result<(Option<Arc<upgrade::Handover>>, Option<Board>)> {
+    let listener = match (inherited, settings.admin) {
+        (Some(listener), _) => Some(listener),
+        (None, Some(addr)) => Some(
+            std::net::TcpListener::bind(addr)
+                .with_context(|| format!("admin: listening on {addr}"))?,
+        ),
+        (None, None) => None,
+    };
+    let handover = match upgrade::Handover::new(listeners, listener.as_ref()) {
+        Ok(handover) => Some(Arc::new(handover)),
+        Err(e) => {
+            warn(&format!("binary upgrades (SIGUSR2) are off: {e:#}"));
+            None
+        }
+    };
+    let Some(listener) = listener else {
+        return Ok((handover, None));
+    };
+    let board = tachyon_server::stats::Board::new(settings.threads);
+    start_admin(listener, admin(Arc::clone(&board)), settings.quiet)?;
+    Ok((handover, Some(board)))
+}
+
+/// Starts what reloads the site: the background build of pending
+/// variants, the watcher, and (under a sandbox) the successor for a root
+/// made again.
+fn start_reloading(
+    reloader: Arc<Reloader>,
+    sandboxed: bool,
+    upgrades: &Upgrades,
+    pending: Vec<(usize, PendingVariant)>,
+    watch: Option<Watch>,
+) -> Arc<Reloader> {
     if sandboxed {
         // A root that is a new directory is outside this process's rules:
         // a successor confines itself to it.
@@ -198,28 +280,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         background::compress(Arc::clone(&reloader), pending);
     }
     reloader.watch(watch);
-    // Listeners are open and workers serve: the process we replace, or
-    // else systemd's Type=notify, waits for this.
-    if !upgrade::tell_predecessor() {
-        notify(&[sd_notify::NotifyState::Ready]);
-    }
-    let signal_handle = signals.handle();
-    let on_signals = Reactions {
-        reloader,
-        reopen,
-        upgrades,
-    };
-    let signal_thread = std::thread::spawn(move || on_signals.handle(signals));
-    let result = server
-        .join()
-        .map_err(|_| anyhow::anyhow!("the server thread panicked"))?;
-    signal_handle.close();
-    let _ = signal_thread.join();
-    // The workers are gone and flushed: write what they handed over.
-    if let Some(log) = log {
-        log.finish();
-    }
-    result.context("serving")
+    reloader
 }
 
 /// The cache folder for built variants, if one is configured and usable.
@@ -254,7 +315,7 @@ fn confine(settings: &Settings) -> anyhow::Result<()> {
 /// reserves twice what is open), a sixteenth for the pipes of frozen
 /// bodies. Returns the limit.
 fn share_descriptors(settings: &mut Settings) -> u64 {
-    let fd_limit = tachyon_server::raise_fd_limit();
+    let fd_limit = tachyon_sys::raise_fd_limit();
     let keep_open =
         usize::try_from(fd_limit / 8).unwrap_or(usize::MAX) / (1 + settings.hosts.len());
     settings.load.keep_open = keep_open;
@@ -279,7 +340,13 @@ fn bind(settings: &Settings) -> anyhow::Result<(Listeners, Option<std::net::TcpL
         backlog: 4096,
         loopback_congestion: settings.loopback_congestion.clone(),
     };
-    let (listeners, admin) = match activation::inherited()? {
+    // A predecessor's sockets first: its successor runs in its environment,
+    // which may also hold systemd's.
+    let handed = match upgrade::inherited()? {
+        Some(handed) => Some(handed),
+        None => activation::inherited()?,
+    };
+    let (listeners, admin) = match handed {
         Some(handed) => {
             if settings.tls.is_none() && handed.sockets.iter().any(|(_, s)| *s == Scheme::Https) {
                 anyhow::bail!(
@@ -402,6 +469,19 @@ struct Reactions {
 }
 
 impl Reactions {
+    /// Reacts to signals until the server thread ends (after a stopping
+    /// signal has drained it), then stops listening for them.
+    fn until_stopped(self, server: ServerThread, signals: Signals) -> anyhow::Result<()> {
+        let signal_handle = signals.handle();
+        let signal_thread = std::thread::spawn(move || self.handle(signals));
+        let result = server
+            .join()
+            .map_err(|_| anyhow::anyhow!("the server thread panicked"))?;
+        signal_handle.close();
+        let _ = signal_thread.join();
+        result.context("serving")
+    }
+
     /// SIGHUP reloads, SIGUSR1 reopens the access log, SIGUSR2 upgrades
     /// the binary; SIGTERM and SIGINT drain and stop.
     fn handle(self, mut signals: Signals) {

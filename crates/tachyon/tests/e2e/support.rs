@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -317,32 +317,13 @@ pub fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
     check()
 }
 
-/// A response read off the wire.
-#[derive(Debug)]
-pub struct Response {
-    pub status: u16,
-    pub head: String,
-    pub body: Vec<u8>,
-}
+pub use tachyon_testkit::Response;
 
-impl Response {
-    /// The first value of a header, case-insensitively.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.head.lines().skip(1).find_map(|line| {
-            let (n, v) = line.split_once(':')?;
-            n.eq_ignore_ascii_case(name).then(|| v.trim())
-        })
-    }
-
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
-/// A raw client on one connection.
+/// A raw client on one connection: writes go to `stream` as they are,
+/// responses are read through its own buffer.
 pub struct Raw {
     pub stream: TcpStream,
-    buf: Vec<u8>,
+    reader: BufReader<TcpStream>,
 }
 
 impl Raw {
@@ -351,10 +332,8 @@ impl Raw {
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
-        Raw {
-            stream,
-            buf: Vec::new(),
-        }
+        let reader = BufReader::with_capacity(64 * 1024, stream.try_clone().expect("clone"));
+        Raw { stream, reader }
     }
 
     pub fn send(&mut self, bytes: impl AsRef<[u8]>) -> &mut Raw {
@@ -377,63 +356,24 @@ impl Raw {
 
     /// Reads one response; `head_only` for HEAD or when the body must not be read.
     pub fn response(&mut self, head_only: bool) -> Response {
-        let end = loop {
-            if let Some(i) = find(&self.buf, b"\r\n\r\n") {
-                break i + 4;
-            }
-            self.fill().expect("connection closed before a full head");
-        };
-        let head = String::from_utf8(self.buf[..end].to_vec()).expect("ascii head");
-        self.buf.drain(..end);
-        let status = head[9..12].parse().expect("status code");
-        let mut response = Response {
-            status,
-            head,
-            body: Vec::new(),
-        };
-        let len: usize = if head_only || status == 304 || status == 204 {
-            0
-        } else {
-            response
-                .header("content-length")
-                .map_or(0, |v| v.parse().unwrap())
-        };
-        while self.buf.len() < len {
-            self.fill().expect("connection closed before the full body");
-        }
-        response.body = self.buf.drain(..len).collect();
+        let response = tachyon_testkit::read_response(&mut self.reader, head_only)
+            .unwrap_or_else(|e| panic!("reading a response: {e}"));
+        assert!(!response.short, "connection closed before the full body");
         response
     }
 
     /// True when the server closed the connection (EOF) with nothing more to read.
     pub fn is_closed(&mut self) -> bool {
-        self.buf.is_empty() && matches!(self.fill(), Ok(0) | Err(_))
+        matches!(
+            self.reader.fill_buf().map(|b| b.is_empty()),
+            Ok(true) | Err(_)
+        )
     }
-
-    fn fill(&mut self) -> std::io::Result<usize> {
-        let mut chunk = [0u8; 65536];
-        let n = self.stream.read(&mut chunk)?;
-        if n == 0 {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "eof",
-            ));
-        }
-        self.buf.extend_from_slice(&chunk[..n]);
-        Ok(n)
-    }
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Raises this test process's open-file limit (for the many-connection specs).
 pub fn raise_nofile() {
-    use rustix::process::{getrlimit, setrlimit, Resource};
-    let mut limit = getrlimit(Resource::Nofile);
-    limit.current = limit.maximum;
-    let _ = setrlimit(Resource::Nofile, limit);
+    tachyon_sys::raise_fd_limit();
 }
 
 /// Runs a command, returning (success, stdout, stderr); panics if it cannot start.
