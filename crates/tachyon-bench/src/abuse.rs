@@ -132,18 +132,7 @@ pub fn abuse(opts: &AbuseOptions) -> anyhow::Result<()> {
     crate::peers::scratch_dir(&opts.out)?;
     let root = opts.out.join("www");
     write_site(&root)?;
-    let bench_bin = std::env::current_exe()?;
-    let env = peers::Env {
-        root,
-        run_dir: opts.out.clone(),
-        peers_dir: opts.peers_dir.clone(),
-        tachyon_bin: bench_bin.with_file_name("tachyon"),
-        bench_bin,
-        workers: opts.workers,
-        tls: None,
-        h2c: false,
-        variants_wait: false,
-    };
+    let env = peers::Env::plain(root, &opts.out, &opts.peers_dir, opts.workers)?;
     let mut rows = Vec::new();
     for round in 1..=opts.rounds {
         for &attack in &opts.attacks {

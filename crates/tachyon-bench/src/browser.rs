@@ -34,6 +34,17 @@ pub enum Kind {
     Empty,
 }
 
+impl Kind {
+    pub const ALL: [Kind; 6] = [
+        Kind::Document,
+        Kind::Style,
+        Kind::Script,
+        Kind::Image,
+        Kind::Font,
+        Kind::Empty,
+    ];
+}
+
 /// One captured request.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Captured {
@@ -157,23 +168,14 @@ pub fn capture(browser: &Path, out: &Path) -> anyhow::Result<()> {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
-    let status = Command::new(browser)
+    let status = tachyon_testkit::chromium::headless(browser, &profile)
         .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--ignore-certificate-errors",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
             "--virtual-time-budget=5000",
             // A desktop browser sends its language; headless sends none
             // unless told one.
             "--accept-lang=en-US,en",
             "--dump-dom",
         ])
-        .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("https://127.0.0.1:{port}/"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -191,14 +193,7 @@ pub fn capture(browser: &Path, out: &Path) -> anyhow::Result<()> {
         .filter(|(path, _)| path != "/favicon.ico")
         .map(|(path, fields)| captured(path, fields, &origin))
         .collect();
-    for kind in [
-        Kind::Document,
-        Kind::Style,
-        Kind::Script,
-        Kind::Image,
-        Kind::Font,
-        Kind::Empty,
-    ] {
+    for kind in Kind::ALL {
         if !requests.iter().any(|r| r.kind == kind) {
             bail!("the browser made no {kind:?} request; got {requests:?}");
         }
@@ -314,14 +309,7 @@ mod tests {
     #[test]
     fn the_stored_set_has_every_kind_and_no_transport_fields() {
         let set = HeaderSet::stored();
-        for kind in [
-            Kind::Document,
-            Kind::Style,
-            Kind::Script,
-            Kind::Image,
-            Kind::Font,
-            Kind::Empty,
-        ] {
+        for kind in Kind::ALL {
             let fields = set.fields(kind, "https://127.0.0.1:8443", "/", None);
             let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
             assert!(names.contains(&"user-agent"), "{kind:?}: {names:?}");

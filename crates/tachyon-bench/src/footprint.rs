@@ -12,9 +12,8 @@ use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{ClientConfig, ClientConnection, DigitallySignedStruct, SignatureScheme, StreamOwned};
+use rustls::pki_types::ServerName;
+use rustls::{ClientConfig, ClientConnection, StreamOwned};
 
 use crate::peers::{Env, Running};
 use crate::proc;
@@ -172,63 +171,6 @@ fn frame_head(len: usize, kind: u8, flags: u8, id: u32) -> [u8; 9] {
 /// are still checked; only the chain of trust is skipped), offering `h2`
 /// alone by ALPN when `h2`.
 fn client_config(h2: bool) -> Arc<ClientConfig> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = ClientConfig::builder_with_provider(Arc::clone(&provider))
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default versions")
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(RunCertificate(provider)))
-        .with_no_client_auth();
-    if h2 {
-        config.alpn_protocols = vec![b"h2".to_vec()];
-    }
-    Arc::new(config)
-}
-
-#[derive(Debug)]
-struct RunCertificate(Arc<rustls::crypto::CryptoProvider>);
-
-impl ServerCertVerifier for RunCertificate {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
+    let alpn: &[&[u8]] = if h2 { &[b"h2"] } else { &[] };
+    tachyon_testkit::tls::client_config(&[], alpn)
 }

@@ -104,19 +104,16 @@ impl Peer {
     /// Whether the `tls` suite can run it (a `-tls` config twin, or
     /// tachyon's own options; a baseline build is taken to have them).
     pub fn speaks_tls(self) -> bool {
-        matches!(
-            self,
-            Peer::Tachyon
-                | Peer::TachyonBare
-                | Peer::TachyonSendfile
-                | Peer::TachyonBaseline
-                | Peer::Nginx
-                | Peer::NginxMainline
-                | Peer::Lighttpd
-                | Peer::H2o
-                | Peer::H2oMaster
-                | Peer::Caddy
-        )
+        (self.is_tachyon() && self != Peer::TachyonLogged)
+            || matches!(
+                self,
+                Peer::Nginx
+                    | Peer::NginxMainline
+                    | Peer::Lighttpd
+                    | Peer::H2o
+                    | Peer::H2oMaster
+                    | Peer::Caddy
+            )
     }
 
     /// A build of tachyon (this workspace's or the baseline).
@@ -229,6 +226,30 @@ pub struct Env {
     /// suites send `Accept-Encoding`; until then it would answer with
     /// what it has built so far).
     pub variants_wait: bool,
+}
+
+impl Env {
+    /// Plain HTTP from `root`, the run's files in `run_dir`, with the
+    /// binaries beside this one (what the soak and the attacks use).
+    pub fn plain(
+        root: PathBuf,
+        run_dir: &Path,
+        peers_dir: &Path,
+        workers: usize,
+    ) -> anyhow::Result<Env> {
+        let bench_bin = std::env::current_exe()?;
+        Ok(Env {
+            root,
+            run_dir: run_dir.to_path_buf(),
+            peers_dir: peers_dir.to_path_buf(),
+            tachyon_bin: bench_bin.with_file_name("tachyon"),
+            bench_bin,
+            workers,
+            tls: None,
+            h2c: false,
+            variants_wait: false,
+        })
+    }
 }
 
 /// The certificate every server of a TLS run uses: one ECDSA P-256 key

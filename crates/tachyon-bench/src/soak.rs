@@ -85,18 +85,7 @@ pub fn soak(opts: &SoakOptions) -> anyhow::Result<()> {
     // Peers that drop privileges write their pid and logs here too.
     crate::peers::scratch_dir(&opts.out)?;
     let root = opts.out.join("site");
-    let bench_bin = std::env::current_exe()?;
-    let env = peers::Env {
-        root: root.clone(),
-        run_dir: opts.out.clone(),
-        peers_dir: opts.peers_dir.clone(),
-        tachyon_bin: bench_bin.with_file_name("tachyon"),
-        bench_bin,
-        workers: opts.workers,
-        tls: None,
-        h2c: false,
-        variants_wait: false,
-    };
+    let env = peers::Env::plain(root.clone(), &opts.out, &opts.peers_dir, opts.workers)?;
     let mut outcomes = Vec::new();
     for &peer in &opts.servers {
         let _ = std::fs::remove_dir_all(&root);

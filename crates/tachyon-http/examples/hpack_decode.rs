@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use tachyon_http::h2::hpack::decode::BlockDecoder;
-use tachyon_http::h2::hpack::huffman;
+use tachyon_http::h2::hpack::{huffman, integer};
 
 /// A request's fields as Chromium 131 on Linux sends them for a script.
 const FIELDS: &[(&str, &str)] = &[
@@ -31,21 +31,6 @@ const FIELDS: &[(&str, &str)] = &[
     ("accept-language", "en-US,en;q=0.9"),
     ("priority", "u=0"),
 ];
-
-fn integer(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, mut value: usize) {
-    let max = (1usize << prefix_bits) - 1;
-    if value < max {
-        buf.push(first | value as u8);
-        return;
-    }
-    buf.push(first | max as u8);
-    value -= max;
-    while value >= 128 {
-        buf.push((value % 128) as u8 | 0x80);
-        value /= 128;
-    }
-    buf.push(value as u8);
-}
 
 fn huffman_string(buf: &mut Vec<u8>, s: &str) {
     integer(buf, 0x80, 7, huffman::encoded_len(s.as_bytes()));

@@ -180,46 +180,40 @@ mod tests {
                 dialect: std::marker::PhantomData,
             }
         }
+    }
 
-        fn take_file(&mut self, range: Range<u64>) {
+    /// Where each dialect's prepared fields are in a representation.
+    trait Stored: Dialect + Sized {
+        fn stored(file: &Representation) -> &Prepared<Self>;
+    }
+
+    impl Stored for Http1 {
+        fn stored(file: &Representation) -> &Prepared<Http1> {
+            &file.h1
+        }
+    }
+
+    impl Stored for Hpack {
+        fn stored(file: &Representation) -> &Prepared<Hpack> {
+            &file.h2
+        }
+    }
+
+    impl<D: Stored> Carrier for Recorded<D> {
+        type Dialect = D;
+        fn prepared(file: &Representation) -> &Prepared<D> {
+            D::stored(file)
+        }
+        fn head(&mut self) -> &mut Vec<u8> {
+            &mut self.head
+        }
+        fn file(&mut self, _: &Arc<Representation>, range: Range<u64>) {
             self.body += &format!("[file {}..{}]", range.start, range.end);
         }
-        fn take_made(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        fn made(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
             let mut bytes = Vec::new();
             write(&mut bytes);
             self.body += &String::from_utf8(bytes).unwrap();
-        }
-    }
-
-    impl Carrier for Recorded<Http1> {
-        type Dialect = Http1;
-        fn prepared(file: &Representation) -> &Prepared<Http1> {
-            &file.h1
-        }
-        fn head(&mut self) -> &mut Vec<u8> {
-            &mut self.head
-        }
-        fn file(&mut self, _: &Arc<Representation>, range: Range<u64>) {
-            self.take_file(range);
-        }
-        fn made(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
-            self.take_made(write);
-        }
-    }
-
-    impl Carrier for Recorded<Hpack> {
-        type Dialect = Hpack;
-        fn prepared(file: &Representation) -> &Prepared<Hpack> {
-            &file.h2
-        }
-        fn head(&mut self) -> &mut Vec<u8> {
-            &mut self.head
-        }
-        fn file(&mut self, _: &Arc<Representation>, range: Range<u64>) {
-            self.take_file(range);
-        }
-        fn made(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
-            self.take_made(write);
         }
     }
 

@@ -760,9 +760,8 @@ pub(crate) mod tests {
 
     use std::io::{Read, Write};
 
-    use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-    use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-    use rustls::{ClientConfig, ClientConnection, DigitallySignedStruct, SignatureScheme};
+    use rustls::pki_types::{PrivateKeyDer, ServerName};
+    use rustls::ClientConnection;
 
     use super::*;
 
@@ -777,52 +776,11 @@ pub(crate) mod tests {
             .unwrap()
     }
 
-    /// The test made the certificate: anything is accepted.
-    #[derive(Debug)]
-    struct Anything;
-
-    impl ServerCertVerifier for Anything {
-        fn verify_server_cert(
-            &self,
-            _: &CertificateDer<'_>,
-            _: &[CertificateDer<'_>],
-            _: &ServerName<'_>,
-            _: &[u8],
-            _: UnixTime,
-        ) -> Result<ServerCertVerified, rustls::Error> {
-            Ok(ServerCertVerified::assertion())
-        }
-        fn verify_tls12_signature(
-            &self,
-            _: &[u8],
-            _: &CertificateDer<'_>,
-            _: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, rustls::Error> {
-            Ok(HandshakeSignatureValid::assertion())
-        }
-        fn verify_tls13_signature(
-            &self,
-            _: &[u8],
-            _: &CertificateDer<'_>,
-            _: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, rustls::Error> {
-            Ok(HandshakeSignatureValid::assertion())
-        }
-        fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-            rustls::crypto::ring::default_provider()
-                .signature_verification_algorithms
-                .supported_schemes()
-        }
-    }
-
     /// A client that trusts anything, for one protocol version.
     pub(crate) fn client(version: &'static rustls::SupportedProtocolVersion) -> ClientConnection {
-        let config = ClientConfig::builder_with_protocol_versions(&[version])
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(Anything))
-            .with_no_client_auth();
+        let config = tachyon_testkit::tls::client_config(&[version], &[]);
         let name = ServerName::try_from("localhost").unwrap();
-        ClientConnection::new(Arc::new(config), name).unwrap()
+        ClientConnection::new(config, name).unwrap()
     }
 
     pub(crate) fn pattern(len: usize, seed: u32) -> Vec<u8> {

@@ -45,6 +45,17 @@ pub struct Listeners {
     pub refused: Vec<String>,
 }
 
+impl Listeners {
+    /// None yet, for `threads` workers.
+    fn for_workers(threads: usize) -> Listeners {
+        Listeners {
+            per_worker: (0..threads).map(|_| Vec::new()).collect(),
+            local: Vec::new(),
+            refused: Vec::new(),
+        }
+    }
+}
+
 /// How listening sockets are set up, beyond their addresses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListenOptions {
@@ -89,9 +100,7 @@ pub fn bind_listeners(
     threads: usize,
     options: &ListenOptions,
 ) -> Result<Listeners, BindError> {
-    let mut per_worker: Vec<Vec<OwnedFd>> = (0..threads).map(|_| Vec::new()).collect();
-    let mut local = Vec::new();
-    let mut refused = Vec::new();
+    let mut listeners = Listeners::for_workers(threads);
     for &Endpoint {
         addr: requested,
         scheme,
@@ -104,12 +113,12 @@ pub fn bind_listeners(
             })?;
         }
         let mut addr = requested;
-        for sockets in per_worker.iter_mut() {
+        for sockets in listeners.per_worker.iter_mut() {
             let fd = listen_one(addr, options.backlog).map_err(|e| BindError::Bind {
                 addr: requested,
                 source: e.into(),
             })?;
-            choose_congestion(&fd, requested, options, &mut refused);
+            choose_congestion(&fd, requested, options, &mut listeners.refused);
             if addr.port() == 0 {
                 addr = local_addr(&fd).map_err(|e| BindError::Bind {
                     addr: requested,
@@ -118,13 +127,9 @@ pub fn bind_listeners(
             }
             sockets.push(fd);
         }
-        local.push(Endpoint { addr, scheme });
+        listeners.local.push(Endpoint { addr, scheme });
     }
-    Ok(Listeners {
-        per_worker,
-        local,
-        refused,
-    })
+    Ok(listeners)
 }
 
 /// `--check`: fails as binding would when something already listens on
@@ -150,9 +155,7 @@ pub fn adopt_listeners(
     threads: usize,
     options: &ListenOptions,
 ) -> Result<Listeners, BindError> {
-    let mut per_worker: Vec<Vec<OwnedFd>> = (0..threads).map(|_| Vec::new()).collect();
-    let mut local = Vec::new();
-    let mut refused = Vec::new();
+    let mut listeners = Listeners::for_workers(threads);
     for (fd, scheme) in sockets {
         let inherited = |e: rustix::io::Errno| BindError::Inherited(e.into());
         let addr = local_addr(&fd).map_err(inherited)?;
@@ -161,17 +164,13 @@ pub fn adopt_listeners(
         let _ = tachyon_sys::set_tcp_notsent_lowat(fd.as_fd(), NOTSENT_LOWAT);
         defer_accept(&fd);
         no_delay(&fd);
-        choose_congestion(&fd, addr, options, &mut refused);
-        for sockets in per_worker.iter_mut() {
+        choose_congestion(&fd, addr, options, &mut listeners.refused);
+        for sockets in listeners.per_worker.iter_mut() {
             sockets.push(fd.try_clone().map_err(BindError::Inherited)?);
         }
-        local.push(Endpoint { addr, scheme });
+        listeners.local.push(Endpoint { addr, scheme });
     }
-    Ok(Listeners {
-        per_worker,
-        local,
-        refused,
-    })
+    Ok(listeners)
 }
 
 /// Gives a listener bound to a loopback address the configured congestion

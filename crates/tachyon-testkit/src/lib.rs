@@ -1,6 +1,7 @@
-//! What the end-to-end specs and `tachyon-bench soak` share to talk to a
-//! server they started: a plain HTTP/1.1 response reader over any buffered
-//! stream.
+//! What the end-to-end specs, the server's unit tests and `tachyon-bench`
+//! share to talk to a server they started: a plain HTTP/1.1 response reader
+//! over any buffered stream (here), a TLS client for a self-made
+//! certificate (`tls`), and how headless Chromium is run (`chromium`).
 //!
 //! Reads what a server sends, as a client would, and says what went wrong
 //! instead of guessing: a response is a status line, a head and a body
@@ -8,6 +9,9 @@
 //! nothing: each caller writes its own requests, malformed ones included.
 
 use std::io::{BufRead, ErrorKind, Read};
+
+pub mod chromium;
+pub mod tls;
 
 /// One response read off the wire.
 #[derive(Debug, Clone, Default)]

@@ -258,20 +258,13 @@ fn python_docs_run_in_chromium_over_http1_and_http2() {
         ),
     ] {
         let profile = site.path(&format!("chromium-{}", proto.replace('/', "")));
-        let out = std::process::Command::new(crate::screenshot::chromium())
+        let out = tachyon_testkit::chromium::headless(&crate::screenshot::chromium(), &profile)
             .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--ignore-certificate-errors",
-                "--no-first-run",
-                "--disable-background-networking",
                 "--enable-logging=stderr",
                 "--v=0",
                 "--virtual-time-budget=5000",
                 "--dump-dom",
             ])
-            .arg(format!("--user-data-dir={}", profile.display()))
             .arg(&url)
             .output()
             .expect("run chromium");

@@ -2,22 +2,15 @@
 //! with JavaScript off, checked for its content and saved as a PNG
 //! (`target/tmp/listing.png`) for a human to look at.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use crate::support::{Server, TestSite};
 
 /// Debian's `chromium-headless-shell` (what CI installs), else `chromium`.
 pub(crate) fn chromium() -> PathBuf {
-    for name in ["chromium-headless-shell", "chromium", "chromium-browser"] {
-        for dir in ["/usr/bin", "/usr/local/bin"] {
-            let path = Path::new(dir).join(name);
-            if path.exists() {
-                return path;
-            }
-        }
-    }
-    panic!("no headless Chromium: apt-get install -y chromium-headless-shell");
+    tachyon_testkit::chromium::binary()
+        .expect("no headless Chromium: apt-get install -y chromium-headless-shell")
 }
 
 fn headless(args: &[&str], url: &str) -> String {

@@ -436,18 +436,11 @@ pub fn encoded_len(octets: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::h2::hpack::tests::hex;
 
     fn decoded(coded: &[u8]) -> Result<Vec<u8>, HuffmanError> {
         let mut out = Vec::new();
         decode(coded, &mut out).map(|()| out)
-    }
-
-    fn hex(s: &str) -> Vec<u8> {
-        let s: String = s.split_whitespace().collect();
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
     }
 
     /// RFC 7541 C.4 and C.6: the Huffman-coded strings of its examples.

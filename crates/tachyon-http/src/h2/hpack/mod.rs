@@ -64,7 +64,7 @@ const STATUS_NAME: u8 = 8;
 
 /// Appends an integer with an N-bit prefix (RFC 7541 §5.1); `first` holds
 /// the bits above the prefix.
-fn integer(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, mut value: usize) {
+pub fn integer(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, mut value: usize) {
     let max = (1usize << prefix_bits) - 1;
     if value < max {
         buf.push(first | value as u8);
@@ -457,12 +457,21 @@ fn check_field(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::date::DateCache;
     use crate::encoding::Coding;
     use crate::head::error;
     use crate::response::{Exchange, Field, ALLOWED_METHODS};
+
+    /// The bytes of RFC 7541 Appendix C's hex dumps (spaces ignored).
+    pub(crate) fn hex(s: &str) -> Vec<u8> {
+        let s: String = s.split_whitespace().collect();
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
 
     const LIMITS: DecodeLimits = DecodeLimits {
         max_list_size: 16 * 1024,
