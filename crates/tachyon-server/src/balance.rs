@@ -4,11 +4,9 @@
 //! Each worker has its own `SO_REUSEPORT` listener, and the kernel picks the
 //! listener by a hash of the connection's addresses. With hundreds of
 //! connections the hash spreads them evenly; with a handful it often does
-//! not: in the Spare Cores matrix (wrk -c 2..8 on 2 cores) some rounds put
-//! every connection on one worker, which then served them all on one core
-//! (1.1 s of server CPU out of 4.2 s possible, 65k instead of 84k req/s at
-//! 1 KiB, c=4). A shared listener would balance by whoever is idle but
-//! brings the accept lock or thundering herd back for everyone.
+//! not, and one worker serves them all on one core while the other idles.
+//! A shared listener would balance by whoever is idle but brings the
+//! accept lock or thundering herd back for everyone.
 //!
 //! So the hash stays, and a worker that accepts a connection while it holds
 //! clearly more than the least-loaded worker hands the socket over before
@@ -19,12 +17,10 @@
 //! Spreading has a price when the workers are not busy: each one sleeps
 //! and wakes for a few requests at a time, and on a machine whose cores
 //! are shared (with the client, in every benchmark here) the wake-ups and
-//! context switches cost more than the requests. Measured by hand on 2
-//! cores with wrk -t1 -c32 (2026-11-25), server CPU per 1 KiB response:
-//! 3.8 µs on one worker against 4.5 µs spread over two in the clear, 4.8
-//! against 6.1 µs over TLS, with more requests per second on one worker in
-//! both (lighttpd, whose workers share one listener, gathers its
-//! connections this way by accident). So the workers publish how busy they
+//! context switches cost more than the requests, in the clear and over
+//! TLS (bench/results/packing-2026-11-25, packing-tls-2026-11-25; lighttpd,
+//! whose workers share one listener, gathers its connections this way by
+//! accident). So the workers publish how busy they
 //! are, and when there are enough connections for one worker's batches to
 //! pay (8, up to 512) and all of them together use less than one core, worker 0
 //! declares *packing*: new connections go to it, and the others move their
@@ -53,19 +49,13 @@ use crate::sys::Accepted;
 
 /// Fewer connections than this are never packed: with a handful, two
 /// workers answer in parallel and one worker's batches are too small to
-/// save anything (1 KiB at c=4: 53k req/s packed, 56-60k spread, the same
-/// CPU per request). From 8 they do: 1 KiB at wrk -t1 -c8, three rounds
-/// side by side (2026-11-25), 111-133k req/s packed against 87-100k
-/// spread, 6.4-7.6 us of server CPU per response against 8.3-9.2 (10 MiB
-/// at c=8: within the rounds' spread either way).
+/// save anything; from 8 they do (bench/results/packing-2026-11-25).
 const PACK_FROM: usize = 8;
 
-/// More connections than this are never packed: at 1,000 the batches are
-/// large on every worker and packing saved nothing (1 KiB and 64 KiB at
-/// wrk -c1000: the same CPU per request, packed or spread, 2026-11-25),
-/// while moving 10,000 idle connections grew the receiving worker's table
-/// and left the other's allocated (184 bytes per idle connection against
-/// 117 in `--suite footprint`).
+/// More connections than this are never packed: with many the batches are
+/// large on every worker and packing saves nothing, while moving thousands
+/// of idle connections grows the receiving worker's table and leaves the
+/// other's allocated (bench/results/packing-2026-11-25).
 const PACK_UP_TO: usize = 512;
 
 /// Packing starts when all workers together use less than one core

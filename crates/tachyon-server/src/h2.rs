@@ -508,8 +508,7 @@ fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) -> u32 {
                     // Heap bodies and frozen copies alike: a frame's body
                     // gathered from memory costs one writev with its
                     // neighbours, where sendfile is a call per 16 KiB frame
-                    // (64 KiB over h2c, h2load -m10: 16 µs of server CPU per
-                    // response with sendfile, 10-13 from memory).
+                    // (bench/results/h2c-2026-11-25).
                     Some(bytes) => out.push_bytes(bytes.slice(start..end)),
                     None => out.push_body(file, part, opened.as_ref()),
                 }

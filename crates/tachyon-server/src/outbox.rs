@@ -38,10 +38,9 @@ pub const MAX_QUEUED: u64 = 64 * 1024;
 
 /// Most iovecs gathered into one writev.
 const MAX_IOVECS: usize = 32;
-/// Largest sendfile call (nginx's `sendfile_max_chunk` default is 2 MiB).
-/// lighttpd's 256 KiB was tried: 10 MiB responses at wrk -c8 cost 4% less
-/// server CPU with it, but 512 KiB responses at -c32 cost 20–45% more (two
-/// calls and a wake-up between them instead of one call).
+/// Largest sendfile call (nginx's `sendfile_max_chunk` default is 2 MiB;
+/// lighttpd's 256 KiB made a 512 KiB response two calls and a wake-up:
+/// bench/results/large-2026-11-25).
 const SENDFILE_CHUNK: u64 = 1024 * 1024;
 /// Largest copy of a disk body per send: small enough to stay in L2 between
 /// the read and the send, large enough that the two syscalls and the stamp

@@ -12,12 +12,10 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Bytes a pipe is asked to hold (64 slots of 4 KiB). Measured here, 10
-/// MiB by ab -c10 with one request per connection (C, interleaved, 4
-/// rounds): 430-450 µs of server CPU per response with 256 KiB pipes,
-/// 410-480 with 1 MiB, 490-530 with the default 64 KiB (more calls). A
-/// user's pipes share a soft limit (`pipe-user-pages-soft`, 64 MiB here):
-/// 256 KiB leaves room for [`DEFAULT_CAP`] of them.
+/// Bytes a pipe is asked to hold (64 slots of 4 KiB): fewer calls than the
+/// default 64 KiB, as cheap as 1 MiB (bench/results/splice-2026-11-26),
+/// and a user's pipes share a soft limit (`pipe-user-pages-soft`, 64 MiB
+/// here) that 256 KiB leaves room in for [`DEFAULT_CAP`] of them.
 const CAPACITY: usize = 256 * 1024;
 
 /// Empty pipes a worker keeps for the next body rather than closing.

@@ -7,13 +7,14 @@
 //! this, and keeps the key schedule: on a key update (§4.6.3) the caller
 //! asks rustls's `KernelConnection` for the next keys and gives them here
 //! ([`Records::rekey_rx`], [`Records::seal_key_update`]). This module holds
-//! two keys and two counters. The point is memory: rustls's session state
-//! is 3.4 KB per idle connection (its connection struct and two expanded
-//! AES-GCM keys, which no public API releases); an idle session here drops
-//! its expanded keys and expands them again when traffic resumes (a few
-//! hundred nanoseconds against the microseconds of the system calls around
-//! it; `bench/results/records-2026-11-25`). The AEADs are ring's, the crate
-//! rustls uses; this module only frames records.
+//! two keys and two counters. The point is memory: rustls's record layer
+//! keeps two expanded AES-GCM keys per connection, which no public API
+//! releases; an idle session here drops its expanded keys and expands them
+//! again when traffic resumes, at a cost lost among the system calls
+//! around it (`bench/results/records-2026-11-25`, and
+//! `bench/results/code-shape-2026-11-27` for the kernel connection's share).
+//! The AEADs are ring's, the crate rustls uses; this module only frames
+//! records.
 //!
 //! No I/O: bytes in, bytes out. TLS 1.2 sessions stay with rustls.
 //!

@@ -713,9 +713,9 @@ fn deliver(data: &[u8], buf: &mut [u8], filled: &mut usize, plain: &mut Vec<u8>)
 /// slice): whole records are sealed where they lie, and only a record
 /// that spans slices is gathered by a copy. A response head and a small
 /// body make one record; an HTTP/2 DATA frame's 9-byte header does not
-/// make one of its own (sealing each slice apart made 64 KiB over h2 at
-/// -m100 15% costlier per server CPU-second than rustls's buffered API,
-/// which fills records across slices). Returns the plaintext bytes taken.
+/// make one of its own (bench/results/unbuffered-2026-11-25: sealing each
+/// slice apart cost more than rustls's buffered API, which fills records
+/// across slices). Returns the plaintext bytes taken.
 fn seal(
     slices: &[IoSlice<'_>],
     gather: &mut Vec<u8>,

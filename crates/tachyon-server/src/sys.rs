@@ -73,12 +73,7 @@ pub struct ListenOptions {
 /// benchmark), where there is no queue for pacing to spare, but a pacing
 /// algorithm (BBR, the default on some systems, this one included) still
 /// arms a timer in `tcp_write_xmit` at every gap, and the unsent-bytes
-/// bound makes us the one transmitting. Measured here under BBR, 64 KiB x
-/// 100 streams over h2c at h2load -c1, interleaved by hand, three rounds:
-/// 12.7-19.5 us of server CPU per response under BBR, 9.0-10.3 under
-/// cubic (perf: 17% of the server's CPU in the pacing timer's irq-restore
-/// under `tcp_write_xmit` on this virtual machine, where arming a timer
-/// exits to the host).
+/// bound makes us the one transmitting (bench/results/congestion-2026-11-26).
 pub const LOOPBACK_CONGESTION: &str = "cubic";
 
 /// Why the listeners could not be set up.
@@ -237,23 +232,14 @@ pub const NOTSENT_LOWAT: u32 = 128 * 1024;
 /// moves about half the bound, and what the socket holds unsent is then
 /// transmitted as the client's acknowledgements arrive, in the client's
 /// context, instead of in the server's. 4 MiB is the send buffer's largest
-/// autotuned size (`tcp_wmem`) here, what nginx's sendfile fills. Measured
-/// 2026-11-26 side by side with 1 MiB (splice from huge-page arenas,
-/// loopback on cubic), server CPU per 10 MiB response: wrk -t1 -c8, 3
-/// rounds, 403 against 523 µs and 603 against 568 req/s; ab -c10 with one
-/// request a connection, 5 rounds, 340 against 420 µs and 599 against 569
-/// req/s; ab -k 420 against 520 µs. tachyon-bench, 5 rounds with the
-/// peers: 10 MiB by ab -c10 without keep-alive 1.25× nginx's requests per
-/// server CPU-second, was 1.00× (bench/results/deep-bound-2026-11-26).
-/// (Before the splice path, 4 MiB had cost raw req/s: 2 MiB was no better
-/// than 1 MiB, 4 MiB slower.)
+/// autotuned size (`tcp_wmem`) here, what nginx's sendfile fills
+/// (bench/results/deep-bound-2026-11-26).
 pub const BOOSTED_LOWAT: u32 = 4 * 1024 * 1024;
 
 /// The raised bound for an HTTP/2 connection (see `conn::BOOST_H2_CONNS`
-/// for when it gets one): measured at 1 MiB against the common bound, over
-/// h2c and TLS. 4 MiB was no better (h2c, 64 KiB, h2load -c1, 3 rounds
-/// side by side, server µs per response: -m10 10.5 against 10.3 at 1 MiB,
-/// -m100 8.8 against 9.1), and each connection holds it until it closes.
+/// for when it gets one): 4 MiB was no better than 1 MiB over h2c, and
+/// each connection holds it until it closes
+/// (bench/results/deep-bound-2026-11-26).
 pub const BOOSTED_LOWAT_H2: u32 = 1024 * 1024;
 
 /// The sum of the raised bounds a worker's connections may hold at once,
@@ -281,9 +267,8 @@ fn listen_one(addr: SocketAddr, backlog: i32) -> rustix::io::Result<OwnedFd> {
     }
     // Accepted sockets inherit this: a client that reads slowly or not at
     // all pins at most this much unsent data in kernel memory, instead of a
-    // send buffer autotuned to 4 MiB. Measured here: 1,500 slow readers
-    // otherwise drove the kernel's TCP memory to its global limit (tcp_mem,
-    // 2.2 GiB on this machine), where every other client's sends stall.
+    // send buffer autotuned to 4 MiB, so slow readers cannot drive the
+    // kernel's TCP memory to `tcp_mem` (bench/results/abuse-2026-11-24).
     // Fast clients are unaffected: only unsent bytes count, not those in
     // flight (the kernel patch's own advice: "128 KB or less is OK").
     tachyon_sys::set_tcp_notsent_lowat(fd.as_fd(), NOTSENT_LOWAT)

@@ -272,8 +272,8 @@ impl Drop for Arena {
 /// The arena mid-sized copies are packed into, and how much of it is used.
 /// Shared by every thread, so at most one arena is partly used; a range is
 /// reserved under the lock and filled outside it, because the first write
-/// to each 2 MiB page faults it in and the kernel clears it (40% of a
-/// 200 MiB build's CPU in perf), which threads then do in parallel.
+/// to each 2 MiB page faults it in and the kernel clears it (most of a
+/// build's cost in perf), which threads then do in parallel.
 struct Packer {
     arena: Option<Arc<Arena>>,
     used: usize,
@@ -366,16 +366,11 @@ impl AsRef<[u8]> for Frozen {
 ///
 /// Why not a sealed memfd, as before: shmem pages are 4 KiB here
 /// (`shmem_enabled` is `never` on stock kernels), and the page-table walk
-/// `vmsplice` does per page (`gup_fast_fallback`) was 11% of the server's
-/// CPU on 10 MiB responses. Anonymous memory can ask for 2 MiB pages
+/// `vmsplice` does per page (`gup_fast_fallback`) is then a large part of
+/// a large response's cost. Anonymous memory can ask for 2 MiB pages
 /// (`MADV_HUGEPAGE`, honoured when THP is `madvise` or `always`, the
-/// defaults), one walk per 2 MiB. Against the memfd, one worker each, by
-/// hand (wrk -t1, 3 rounds interleaved), µs of server CPU per response:
-/// 10 MiB at c8 525–569 against 576–663, 64 KiB at c32 9.2–9.7 against
-/// 10.2–10.6; by `tachyon-bench` (`bench/results/hugepages-2026-11-26`)
-/// 64 KiB at c32 1.30× lighttpd's requests per CPU-second, was 1.16×. So
-/// that a 64 KiB body sits in a huge page too,
-/// copies under 256 KiB are packed into shared 2 MiB arenas; longer ones
+/// defaults), one walk per 2 MiB (bench/results/hugepages-2026-11-26). So
+/// that a 64 KiB body sits in a huge page too, copies under 256 KiB are packed into shared 2 MiB arenas; longer ones
 /// get their own, whose whole 2 MiB blocks are huge pages and whose tail
 /// is 4 KiB pages.
 ///
@@ -467,13 +462,10 @@ pub fn release_free_heap() {
 /// copies from. It counts the bytes it holds, which are always a prefix
 /// of what its owner has still to send.
 ///
-/// Why not `sendfile` from the memfd: it reads shmem pages through
-/// `shmem_file_splice_read`, one lookup and lock per 4 KiB page, which
-/// perf put at a third of the server's CPU on 10 MiB responses. From the
+/// Why not `sendfile` from the memory: it reads shmem pages through
+/// `shmem_file_splice_read`, one lookup and lock per 4 KiB page; from the
 /// mapping, the pages come from the page tables (`vmsplice`'s
-/// get_user_pages). Measured here (C, both ways on one sealed memfd, ab
-/// -n1000 -c10, one 10 MiB request per connection, 4 rounds interleaved):
-/// 410-480 µs of server CPU per response against 610-660 by sendfile.
+/// get_user_pages), and cost less (bench/results/splice-2026-11-26).
 pub struct Pipe {
     read: OwnedFd,
     write: OwnedFd,
