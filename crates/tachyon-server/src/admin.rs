@@ -3,8 +3,8 @@
 //! public port.
 //!
 //! One thread, off the event loop, so a slow scraper can never delay a
-//! site request; it serves up to [`MAX_CLIENTS`] connections at once by
-//! polling them, one request each, and a connection has [`REQUEST_TIME`]
+//! site request; it serves up to `MAX_CLIENTS` connections at once by
+//! polling them, one request each, and a connection has `REQUEST_TIME`
 //! for its whole exchange, not per read: a client sending a byte a second
 //! cannot hold a health check back (an orchestrator would restart a
 //! healthy server for it).
