@@ -6,7 +6,9 @@
 //! the response model every protocol shares ([`response`]), the one head
 //! writer every protocol spells in its dialect ([`head`]): HTTP/1.1 text
 //! ([`h1`]), HTTP/2 framing, header compression and connection state
-//! ([`h2`]); and the cached `Date` value ([`date`]).
+//! ([`h2`]), HTTP/3 framing and QPACK ([`h3`]), the request field
+//! sections HTTP/2 and HTTP/3 share ([`section`]); and the cached `Date`
+//! value ([`date`]).
 //! It knows nothing of sockets, files or threads. Every protocol error is a
 //! [`ParseError`], and [`ParseError::status`] is the one place that chooses the
 //! status code a malformed request gets.
@@ -18,11 +20,13 @@ pub mod error;
 pub mod fields;
 pub mod h1;
 pub mod h2;
+pub mod h3;
 pub mod head;
 pub mod multipart;
 pub mod range;
 pub mod request;
 pub mod response;
+pub mod section;
 pub mod status;
 pub mod target;
 

@@ -54,6 +54,8 @@ pub enum Version {
     Http11,
     /// HTTP/2 ([`crate::h2`]): no HTTP/1.1 framing applies.
     Http2,
+    /// HTTP/3 ([`crate::h3`]): no HTTP/1.1 framing applies.
+    Http3,
 }
 
 /// How the request's body is framed (RFC 9112 §6.3).

@@ -442,6 +442,45 @@ fn connections(out: &mut String, c: &Counters) {
     let _ = writeln!(out, "tachyon_worker_restarts_total {}", c.restarts);
     head(
         out,
+        "tachyon_quic_connections_total",
+        "counter",
+        "QUIC connections (HTTP/3), by event: accepted, closed.",
+    );
+    let _ = writeln!(
+        out,
+        "tachyon_quic_connections_total{{event=\"accepted\"}} {}",
+        c.quic_accepted
+    );
+    let _ = writeln!(
+        out,
+        "tachyon_quic_connections_total{{event=\"closed\"}} {}",
+        c.quic_closed
+    );
+    head(
+        out,
+        "tachyon_quic_packets_total",
+        "counter",
+        "QUIC packets of closed connections, by what happened: sent, lost.",
+    );
+    let _ = writeln!(
+        out,
+        "tachyon_quic_packets_total{{outcome=\"sent\"}} {}",
+        c.quic_sent_packets
+    );
+    let _ = writeln!(
+        out,
+        "tachyon_quic_packets_total{{outcome=\"lost\"}} {}",
+        c.quic_lost_packets
+    );
+    head(
+        out,
+        "tachyon_http3_requests_total",
+        "counter",
+        "Requests answered over HTTP/3.",
+    );
+    let _ = writeln!(out, "tachyon_http3_requests_total {}", c.requests_h3);
+    head(
+        out,
         "tachyon_send_bound_raised_total",
         "counter",
         "Connections that read fast given the raised bound on bytes queued unsent toward them.",

@@ -157,6 +157,7 @@ mod tests {
     use tachyon_http::h1::Http1;
     use tachyon_http::h2::hpack::decode::BlockDecoder;
     use tachyon_http::h2::hpack::Hpack;
+    use tachyon_http::h3::qpack::{self, Qpack};
     use tachyon_http::range::{self, RangeDecision};
     use tachyon_http::response::{Field, Persistence};
     use tachyon_http::ParseError;
@@ -199,6 +200,12 @@ mod tests {
         }
     }
 
+    impl Stored for Qpack {
+        fn stored(file: &Representation) -> &Prepared<Qpack> {
+            &file.h3
+        }
+    }
+
     impl<D: Stored> Carrier for Recorded<D> {
         type Dialect = D;
         fn prepared(file: &Representation) -> &Prepared<D> {
@@ -234,12 +241,14 @@ mod tests {
             fields: fields.to_vec().into(),
             h1: Prepared::new(&fields, ty, coding, len),
             h2: Prepared::new(&fields, ty, coding, len),
+            h3: Prepared::new(&fields, ty, coding, len),
             encoded: Box::default(),
         })
     }
 
     /// Writes `reply` both ways: (HTTP/1.1 head text, its body) and
-    /// (HTTP/2 block decoded as `name: value` lines, its body).
+    /// (HTTP/2 block decoded as `name: value` lines, its body); HTTP/3's
+    /// section, written too, must decode to HTTP/2's lines.
     fn both(reply: impl Fn() -> Reply<'static>, head_only: bool) -> [(String, String); 2] {
         let date = Box::leak(Box::new(DateCache::new()));
         let exchange = Exchange {
@@ -263,6 +272,24 @@ mod tests {
                 ))
             })
             .unwrap();
+        // HTTP/3 carries HTTP/2's field lines, in its order, and its body.
+        let mut h3 = Recorded::<Qpack>::new();
+        write(reply(), &exchange, &mut h3);
+        let mut h3_lines = Vec::new();
+        qpack::Decoder::default()
+            .each(&h3.head, |n, v| {
+                h3_lines.push(format!(
+                    "{}: {}",
+                    String::from_utf8_lossy(n),
+                    String::from_utf8_lossy(v)
+                ))
+            })
+            .unwrap();
+        assert_eq!(
+            (&h3_lines, &h3.body),
+            (&lines, &h2.body),
+            "HTTP/3 as HTTP/2"
+        );
         let undated = |s: String| s.replace(&date, "DATE");
         [
             (undated(String::from_utf8(h1.head).unwrap()), h1.body),

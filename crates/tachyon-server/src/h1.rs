@@ -183,7 +183,7 @@ fn answer(
     let persistence = match (keep_alive, head.version) {
         (false, _) => Persistence::Close,
         (true, Version::Http10) => Persistence::KeepAliveEcho,
-        (true, Version::Http11 | Version::Http2) => Persistence::KeepAlive,
+        (true, Version::Http11 | Version::Http2 | Version::Http3) => Persistence::KeepAlive,
     };
     let source = match (conn.tls, cx.https.redirect_port) {
         (false, Some(port)) => Source::Https(port),

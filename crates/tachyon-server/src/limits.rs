@@ -31,6 +31,8 @@ pub struct Limits {
     /// HTTP/2's own limits (streams, resets, header blocks, control
     /// frames); `None` when HTTP/2 is off (`--no-h2`).
     pub h2: Option<tachyon_http::h2::Limits>,
+    /// HTTP/3's limits; `None` when HTTP/3 is off (`--no-h3`, or no TLS).
+    pub h3: Option<crate::h3::H3Limits>,
 }
 
 impl Default for Limits {
@@ -45,6 +47,7 @@ impl Default for Limits {
             drain_timeout: Duration::from_secs(10),
             max_queued_output: 64 * 1024 * 1024,
             h2: Some(tachyon_http::h2::Limits::default()),
+            h3: None,
         }
     }
 }

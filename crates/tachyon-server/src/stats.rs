@@ -140,6 +140,14 @@ pub struct Counters {
     pub restarts: u64,
     /// Connections open at the last publish.
     pub open: u64,
+    /// QUIC connections accepted, and closed.
+    pub quic_accepted: u64,
+    pub quic_closed: u64,
+    /// QUIC packets sent, and declared lost (of connections that ended).
+    pub quic_sent_packets: u64,
+    pub quic_lost_packets: u64,
+    /// Requests answered over HTTP/3.
+    pub requests_h3: u64,
 }
 
 impl Counters {
@@ -164,6 +172,11 @@ impl Counters {
         self.panics += other.panics;
         self.restarts += other.restarts;
         self.open += other.open;
+        self.quic_accepted += other.quic_accepted;
+        self.quic_closed += other.quic_closed;
+        self.quic_sent_packets += other.quic_sent_packets;
+        self.quic_lost_packets += other.quic_lost_packets;
+        self.requests_h3 += other.requests_h3;
     }
 
     /// Every request counted.
@@ -293,6 +306,26 @@ impl Observer {
             c.duration_sum_ns += elapsed.as_nanos() as u64;
         }
         self.dirty = true;
+    }
+
+    /// A QUIC connection accepted.
+    pub fn quic_accepted(&mut self) {
+        self.counters.quic_accepted += 1;
+        self.dirty = true;
+    }
+
+    /// A QUIC connection ended, with its packets sent and lost.
+    pub fn quic_closed(&mut self, sent: u64, lost: u64) {
+        let c = &mut self.counters;
+        c.quic_closed += 1;
+        c.quic_sent_packets += sent;
+        c.quic_lost_packets += lost;
+        self.dirty = true;
+    }
+
+    /// A request answered over HTTP/3 (counted with the rest too).
+    pub fn h3_request(&mut self) {
+        self.counters.requests_h3 += 1;
     }
 
     pub fn sent(&mut self, bytes: u64) {

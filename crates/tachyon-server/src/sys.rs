@@ -43,6 +43,10 @@ pub struct Listeners {
     /// control the kernel lacks or does not allow), one line each, for the
     /// start-up summary.
     pub refused: Vec<String>,
+    /// UDP sockets for HTTP/3: `quic[w]` holds worker `w`'s socket for each
+    /// address of `quic_local` (the HTTPS addresses, when HTTP/3 is on).
+    pub quic: Vec<Vec<OwnedFd>>,
+    pub quic_local: Vec<SocketAddr>,
 }
 
 impl Listeners {
@@ -52,8 +56,63 @@ impl Listeners {
             per_worker: (0..threads).map(|_| Vec::new()).collect(),
             local: Vec::new(),
             refused: Vec::new(),
+            quic: (0..threads).map(|_| Vec::new()).collect(),
+            quic_local: Vec::new(),
         }
     }
+
+    /// Binds a UDP socket per worker on the port of every HTTPS address
+    /// (HTTP/3 beside HTTPS, as browsers expect from `Alt-Svc`), their
+    /// datagrams steered by connection ID.
+    fn bind_quic(&mut self) -> Result<(), BindError> {
+        let https: Vec<SocketAddr> = self
+            .local
+            .iter()
+            .filter(|e| e.scheme == Scheme::Https)
+            .map(|e| e.addr)
+            .collect();
+        let workers = self.quic.len();
+        for addr in https {
+            let failed = |e: rustix::io::Errno| BindError::Udp {
+                addr,
+                source: e.into(),
+            };
+            let mut first = None;
+            for sockets in self.quic.iter_mut() {
+                let fd = udp_one(addr).map_err(failed)?;
+                if first.is_none() {
+                    // Best effort: without it the kernel's 4-tuple hash
+                    // still keeps a client on one worker until it moves.
+                    let _ = tachyon_sys::steer_quic_by_cid(fd.as_fd(), workers as u32);
+                    first = Some(());
+                }
+                sockets.push(fd);
+            }
+            self.quic_local.push(addr);
+        }
+        Ok(())
+    }
+}
+
+/// One reuseport UDP socket bound to `addr`.
+fn udp_one(addr: SocketAddr) -> rustix::io::Result<OwnedFd> {
+    let family = if addr.is_ipv4() {
+        AddressFamily::INET
+    } else {
+        AddressFamily::INET6
+    };
+    let fd = net::socket_with(
+        family,
+        SocketType::DGRAM,
+        SocketFlags::NONBLOCK | SocketFlags::CLOEXEC,
+        None,
+    )?;
+    net::sockopt::set_socket_reuseport(&fd, true)?;
+    if addr.is_ipv6() {
+        net::sockopt::set_ipv6_v6only(&fd, true)?;
+    }
+    net::bind(&fd, &addr)?;
+    Ok(fd)
 }
 
 /// How listening sockets are set up, beyond their addresses.
@@ -65,6 +124,8 @@ pub struct ListenOptions {
     /// (accepted connections inherit it); `None` keeps the system's. See
     /// [`LOOPBACK_CONGESTION`].
     pub loopback_congestion: Option<String>,
+    /// Bind UDP beside every HTTPS address, for HTTP/3.
+    pub quic: bool,
 }
 
 /// The congestion control a loopback listener's connections get unless
@@ -86,6 +147,11 @@ pub enum BindError {
     },
     #[error("a listening socket handed over by systemd cannot be used: {0}")]
     Inherited(std::io::Error),
+    #[error("cannot listen for HTTP/3 on UDP {addr}")]
+    Udp {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
 }
 
 /// Binds `threads` reuseport sockets for each address. With port 0 the first
@@ -123,6 +189,9 @@ pub fn bind_listeners(
             sockets.push(fd);
         }
         listeners.local.push(Endpoint { addr, scheme });
+    }
+    if options.quic {
+        listeners.bind_quic()?;
     }
     Ok(listeners)
 }
@@ -164,6 +233,9 @@ pub fn adopt_listeners(
             sockets.push(fd.try_clone().map_err(BindError::Inherited)?);
         }
         listeners.local.push(Endpoint { addr, scheme });
+    }
+    if options.quic {
+        listeners.bind_quic()?;
     }
     Ok(listeners)
 }
@@ -332,6 +404,7 @@ mod tests {
         let options = ListenOptions {
             backlog: 16,
             loopback_congestion: None,
+            quic: false,
         };
         let listeners = bind_listeners(&[endpoint], 1, &options).unwrap();
         let client = std::net::TcpStream::connect(listeners.local[0].addr).unwrap();

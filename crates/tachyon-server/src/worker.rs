@@ -29,6 +29,7 @@ use crate::guard::{self, Panicked};
 use crate::limits::Limits;
 use crate::live::{Generation, Live};
 use crate::outbox::{Carriers, Outbox};
+use crate::quic::{self, Quic};
 use crate::reply::Scratch;
 use crate::serving::Https;
 use crate::stats::{Board, Closed, Observer};
@@ -103,11 +104,18 @@ pub fn run(
     let workers = listeners.per_worker.len().max(1);
     let per_worker_conns = (limits.max_connections / workers).max(1);
     let balance = Arc::new(Balance::new(workers)?);
+    let shared = limits
+        .h3
+        .clone()
+        .map(|h3| quic::Shared::new(h3, limits.idle_timeout));
+    let mut quic_sockets = listeners.quic.into_iter();
     let handles: Vec<_> = listeners
         .per_worker
         .into_iter()
         .enumerate()
         .map(|(id, sockets)| {
+            let udp = quic_sockets.next().unwrap_or_default();
+            let shared = shared.clone();
             let (live, limits, shutdown, balance) = (
                 Arc::clone(&live),
                 limits.clone(),
@@ -130,6 +138,8 @@ pub fn run(
                     let listening = sockets.into_iter().zip(schemes).collect();
                     let incarnation = Incarnation {
                         listening: RefCell::new(listening),
+                        udp: RefCell::new(udp),
+                        shared,
                         live: &live,
                         limits,
                         max_conns: per_worker_conns,
@@ -159,6 +169,10 @@ struct Incarnation<'a> {
     /// connections waiting in their queues stay there for the next one.
     /// A drain empties it (see [`Worker::begin_drain`]).
     listening: RefCell<Vec<(OwnedFd, Scheme)>>,
+    /// This worker's UDP sockets for HTTP/3, kept the same way.
+    udp: RefCell<Vec<OwnedFd>>,
+    /// What every worker's QUIC endpoint shares; `None` without HTTP/3.
+    shared: Option<quic::Shared>,
     live: &'a Live,
     limits: Limits,
     max_conns: usize,
@@ -180,13 +194,25 @@ impl Incarnation<'_> {
                 .iter()
                 .map(|(fd, scheme)| Ok((fd.try_clone()?, *scheme)))
                 .collect::<io::Result<Vec<_>>>()?;
+            let quic = match &self.shared {
+                Some(shared) => self
+                    .udp
+                    .borrow()
+                    .iter()
+                    .map(|fd| Quic::new(fd.try_clone()?, self.peers.id, shared.clone()))
+                    .collect::<io::Result<Vec<_>>>()?,
+                None => Vec::new(),
+            };
             let peers = Peers {
                 id: self.peers.id,
                 balance: self.peers.balance,
             };
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 Worker::new(
-                    listening,
+                    Sockets {
+                        tcp: listening,
+                        quic,
+                    },
                     &self.listening,
                     self.live,
                     self.limits.clone(),
@@ -231,11 +257,15 @@ enum Token {
     Wake,
     /// Another worker handed this one connections (see [`crate::balance`]).
     Handoff,
+    /// This worker's QUIC endpoint at this index.
+    Quic(usize),
 }
 
 /// Tokens at or above this are listeners and the two eventfds; below are
 /// slab keys.
 const LISTENER_BASE: u64 = u64::MAX - 1024;
+/// QUIC endpoints sit just below the listeners.
+const QUIC_BASE: u64 = LISTENER_BASE - 1024;
 const WAKE: u64 = u64::MAX;
 const HANDOFF: u64 = u64::MAX - 1;
 
@@ -246,6 +276,7 @@ impl Token {
             Token::Listener(i) => LISTENER_BASE + i as u64,
             Token::Wake => WAKE,
             Token::Handoff => HANDOFF,
+            Token::Quic(i) => QUIC_BASE + i as u64,
         })
     }
 
@@ -254,6 +285,7 @@ impl Token {
             WAKE => Token::Wake,
             HANDOFF => Token::Handoff,
             t if t >= LISTENER_BASE => Token::Listener((t - LISTENER_BASE) as usize),
+            t if t >= QUIC_BASE => Token::Quic((t - QUIC_BASE) as usize),
             t => Token::Conn(t as usize),
         }
     }
@@ -288,6 +320,8 @@ struct AcceptPause {
 struct Worker<'a> {
     epoll: OwnedFd,
     listeners: Vec<(OwnedFd, Scheme)>,
+    /// One QUIC endpoint per HTTPS address, for HTTP/3.
+    quic: Vec<Quic>,
     /// The thread's own copies of the listeners (`Incarnation`), closed too
     /// when the drain begins, so that the kernel stops queueing clients.
     originals: &'a RefCell<Vec<(OwnedFd, Scheme)>>,
@@ -367,6 +401,13 @@ impl Buffers {
     }
 }
 
+/// What one incarnation of a worker listens on: its own copies of the TCP
+/// listeners and a QUIC endpoint on each UDP socket.
+struct Sockets {
+    tcp: Vec<(OwnedFd, Scheme)>,
+    quic: Vec<Quic>,
+}
+
 /// The generation this worker answers from, refreshed between batches of
 /// events, never within one.
 struct Serving {
@@ -386,7 +427,10 @@ impl Serving {
 
 impl<'a> Worker<'a> {
     fn new(
-        listeners: Vec<(OwnedFd, Scheme)>,
+        Sockets {
+            tcp: listeners,
+            quic,
+        }: Sockets,
         originals: &'a RefCell<Vec<(OwnedFd, Scheme)>>,
         live: &'a Live,
         limits: Limits,
@@ -404,6 +448,14 @@ impl<'a> Worker<'a> {
                 epoll::EventFlags::IN,
             )?;
         }
+        for (i, endpoint) in quic.iter().enumerate() {
+            epoll::add(
+                &epoll,
+                endpoint.fd(),
+                Token::Quic(i).encode(),
+                epoll::EventFlags::IN | epoll::EventFlags::ET,
+            )?;
+        }
         epoll::add(
             &epoll,
             &shutdown.wake,
@@ -419,6 +471,7 @@ impl<'a> Worker<'a> {
         Ok(Worker {
             epoll,
             listeners,
+            quic,
             originals,
             conns: Slab::new(),
             live,
@@ -457,12 +510,20 @@ impl<'a> Worker<'a> {
         if self.shutdown.is_stopping() {
             return Ok(());
         }
+        let mut tls_of = u64::MAX;
         loop {
             std::mem::swap(&mut resuming, &mut self.resume);
             self.wait(&mut events, resuming.is_empty())?;
             let (now, millis) = clock.read();
             date.refresh_unix(clock::unix_seconds());
             serving.refresh(self.live);
+            if tls_of != serving.number {
+                // New connections take a reload's certificates.
+                tls_of = serving.number;
+                for endpoint in &mut self.quic {
+                    endpoint.set_tls(serving.generation.tls());
+                }
+            }
             let mut queued_output = self.queued_output;
             let mut boosted = self.boosted;
             let mut cx = Ctx {
@@ -492,6 +553,14 @@ impl<'a> Worker<'a> {
                     self.give_turn(key, false, false, &mut cx);
                 }
             }
+            let out_of_time = self.drain_deadline.is_some_and(|deadline| now >= deadline);
+            for endpoint in &mut self.quic {
+                endpoint.expire(&mut cx.serving());
+                if out_of_time {
+                    // A QUIC connection cannot be handed on: it is told.
+                    endpoint.close_all(&mut cx.serving());
+                }
+            }
             if now >= next_sweep || cx.draining {
                 next_sweep = now + 1;
                 self.sweep(&mut cx);
@@ -516,11 +585,30 @@ impl<'a> Worker<'a> {
     /// Waits for events: not at all when connections are waiting to
     /// resume, briefly while draining, else up to the sweep's tick.
     fn wait(&self, events: &mut Vec<epoll::Event>, nothing_to_resume: bool) -> io::Result<()> {
-        let timeout = match (nothing_to_resume, self.drain_deadline) {
-            (false, _) => &NO_WAIT,
-            (true, Some(_)) => &DRAIN_TICK,
-            (true, None) => &TICK,
+        let tick = match (nothing_to_resume, self.drain_deadline) {
+            (false, _) => NO_WAIT,
+            (true, Some(_)) => DRAIN_TICK,
+            (true, None) => TICK,
         };
+        // QUIC's timers (loss detection, acknowledgements) are finer than
+        // the sweep's second.
+        let timer = self.quic.iter().filter_map(Quic::next_timer).min();
+        let timeout = match timer {
+            Some(at) => {
+                let left = at.saturating_duration_since(std::time::Instant::now());
+                let left = Timespec {
+                    tv_sec: left.as_secs() as i64,
+                    tv_nsec: i64::from(left.subsec_nanos()),
+                };
+                if (left.tv_sec, left.tv_nsec) < (tick.tv_sec, tick.tv_nsec) {
+                    left
+                } else {
+                    tick
+                }
+            }
+            None => tick,
+        };
+        let timeout = &timeout;
         events.clear();
         match epoll::wait(
             &self.epoll,
@@ -543,12 +631,20 @@ impl<'a> Worker<'a> {
                     self.quiet_close_from = cx.now.saturating_add(2);
                     cx.draining = true;
                     self.begin_drain();
+                    for endpoint in &mut self.quic {
+                        endpoint.drain(&mut cx.serving());
+                    }
                 }
             }
             Token::Handoff => self.admit_handed(cx)?,
             Token::Listener(index) => {
                 if index < self.listeners.len() && self.paused.is_none() {
                     self.accept(index, cx)?;
+                }
+            }
+            Token::Quic(index) => {
+                if let Some(endpoint) = self.quic.get_mut(index) {
+                    endpoint.readable(&mut cx.serving());
                 }
             }
             Token::Conn(key) => {
@@ -624,8 +720,9 @@ impl<'a> Worker<'a> {
 
     /// True once a drain is over: every connection closed, or out of time.
     fn drained(&self, now: u32) -> bool {
+        let quiet = self.conns.is_empty() && self.quic.iter().all(Quic::is_empty);
         self.drain_deadline
-            .is_some_and(|deadline| self.conns.is_empty() || now >= deadline)
+            .is_some_and(|deadline| quiet || now >= deadline)
     }
 
     /// Gives one connection its turn.

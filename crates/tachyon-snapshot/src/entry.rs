@@ -7,6 +7,7 @@ use bytes::Bytes;
 use tachyon_http::encoding::Coding;
 use tachyon_http::h1;
 use tachyon_http::h2::hpack;
+use tachyon_http::h3::qpack;
 use tachyon_http::response::Field;
 use tachyon_http::Status;
 
@@ -70,6 +71,8 @@ pub struct Representation {
     /// The same, as an HTTP/2 header block (static-table indices and
     /// literals only, so it is valid on every connection).
     pub h2: hpack::Prepared,
+    /// The same, as an HTTP/3 QPACK section (static table and literals).
+    pub h3: qpack::Prepared,
     /// The encoded representations, in the server's preference order. Empty
     /// for encoded representations themselves and for files not worth
     /// compressing; when not empty, every representation carries `Vary`.
@@ -97,6 +100,7 @@ impl Representation {
             fields: Box::default(),
             h1: h1::Prepared::default(),
             h2: hpack::Prepared::default(),
+            h3: qpack::Prepared::default(),
             encoded: Box::default(),
         }
     }

@@ -37,6 +37,74 @@ pub fn set_tcp_defer_accept(fd: BorrowedFd<'_>, seconds: u32) -> io::Result<()> 
     set_tcp_int(fd, libc::TCP_DEFER_ACCEPT, seconds)
 }
 
+/// Steers the datagrams of a `SO_REUSEPORT` group of UDP sockets by the
+/// first byte of the QUIC connection ID they carry, modulo `sockets`
+/// (RFC 9000 §17: the destination connection ID starts at byte 1 of a
+/// short header, byte 6 of a long one). The n-th socket bound to the
+/// address gets the IDs whose first byte is n, so a connection's packets
+/// reach the socket that issued its IDs whatever the client's address;
+/// a client's first Initial, whose ID it chose, lands on any. Attached to
+/// any one socket of the group, it serves the whole group.
+pub fn steer_quic_by_cid(fd: BorrowedFd<'_>, sockets: u32) -> io::Result<()> {
+    // Classic BPF over the UDP payload (the kernel pulls the UDP header
+    // before running a reuseport program).
+    let program = [
+        // A = payload[0]; long header when its top bit is set.
+        bpf(libc::BPF_LD | libc::BPF_B | libc::BPF_ABS, 0, 0, 0),
+        bpf(libc::BPF_JMP | libc::BPF_JSET | libc::BPF_K, 2, 0, 0x80),
+        // Short header: A = payload[1].
+        bpf(libc::BPF_LD | libc::BPF_B | libc::BPF_ABS, 0, 0, 1),
+        bpf(libc::BPF_JMP | libc::BPF_JA, 0, 0, 1),
+        // Long header: A = payload[6].
+        bpf(libc::BPF_LD | libc::BPF_B | libc::BPF_ABS, 0, 0, 6),
+        bpf(
+            libc::BPF_ALU | libc::BPF_MOD | libc::BPF_K,
+            0,
+            0,
+            sockets.max(1),
+        ),
+        bpf(libc::BPF_RET | libc::BPF_A, 0, 0, 0),
+    ];
+    let fprog = libc::sock_fprog {
+        len: program.len() as u16,
+        filter: program.as_ptr().cast_mut(),
+    };
+    // SAFETY: `fd` is open for the whole call (`BorrowedFd`); `fprog` and the
+    // `program` array it points to live on this stack frame until the call
+    // returns, `optlen` is exactly `fprog`'s size, and the kernel copies the
+    // program in before returning (it keeps no pointer into our memory). A
+    // program it rejects, or an fd that is not a reuseport socket, fails
+    // with an errno.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            SO_ATTACH_REUSEPORT_CBPF,
+            std::ptr::from_ref(&fprog).cast(),
+            std::mem::size_of::<libc::sock_fprog>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// `SO_ATTACH_REUSEPORT_CBPF` (Linux 4.5+, asm-generic/socket.h), which
+/// libc does not export for this target.
+const SO_ATTACH_REUSEPORT_CBPF: libc::c_int = 51;
+
+/// One classic BPF instruction.
+fn bpf(code: u32, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code: code as u16,
+        jt,
+        jf,
+        k,
+    }
+}
+
 /// Sets an integer option at the `IPPROTO_TCP` level.
 fn set_tcp_int(fd: BorrowedFd<'_>, name: libc::c_int, value: u32) -> io::Result<()> {
     let value = libc::c_int::try_from(value).unwrap_or(libc::c_int::MAX);

@@ -97,6 +97,11 @@ pub struct Args {
     #[arg(long)]
     pub no_h2: bool,
 
+    /// No HTTP/3: by default it is served on the UDP port of every HTTPS
+    /// address, and HTTPS responses announce it with Alt-Svc
+    #[arg(long)]
+    pub no_h3: bool,
+
     /// TCP congestion control for listeners on a loopback address, whose
     /// clients are all on this host: `system` keeps the system's. Pacing
     /// (BBR's) has no queue to spare there and costs a timer per gap

@@ -105,7 +105,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     // triggers a rebuild instead of being missed.
     let watch = watch(&settings);
     let site = Site::load(&settings, unconfined.cache_dir)?;
-    let https = https_policy(&settings, &listeners.local);
+    let https = https_policy(&settings, &listeners);
     cap_connections(&mut settings, fd_limit);
     announce(&settings, &site.generation, &listeners);
     let live = Arc::new(Live::new(site.generation));
@@ -339,6 +339,7 @@ fn bind(settings: &Settings) -> anyhow::Result<(Listeners, Option<std::net::TcpL
     let listen = ListenOptions {
         backlog: 4096,
         loopback_congestion: settings.loopback_congestion.clone(),
+        quic: settings.limits.h3.is_some() && settings.tls.is_some(),
     };
     // A predecessor's sockets first: its successor runs in its environment,
     // which may also hold systemd's.
@@ -417,6 +418,9 @@ fn announce(settings: &Settings, generation: &Generation, listeners: &Listeners)
                 messages::url_line(*endpoint)
             ));
         }
+    }
+    for addr in &listeners.quic_local {
+        say(&format!("HTTP/3 on UDP {addr}"));
     }
     for host in &settings.hosts {
         say(&format!(
@@ -604,22 +608,24 @@ fn endpoints(settings: &Settings) -> Vec<Endpoint> {
 
 /// How plain and HTTPS connections differ: the redirect target's port
 /// (the first HTTPS address's) and `Strict-Transport-Security`.
-fn https_policy(settings: &Settings, bound: &[Endpoint]) -> Https {
+fn https_policy(settings: &Settings, listeners: &Listeners) -> Https {
     let Some(tls) = &settings.tls else {
         return Https::default();
     };
-    let first_https = bound.iter().find(|e| e.scheme == Scheme::Https);
+    let first_https = listeners.local.iter().find(|e| e.scheme == Scheme::Https);
+    let hsts = tls.hsts.and_then(|age| {
+        let value = format!("max-age={}", age.as_secs());
+        Field::new(Name::StrictTransportSecurity, &value)
+    });
+    // Browsers move to HTTP/3 once a response says where it is (RFC 7838).
+    let alt_svc = listeners.quic_local.first().and_then(|addr| {
+        let value = format!("h3=\":{}\"; ma=86400", addr.port());
+        Field::new(Name::Custom("Alt-Svc".into()), &value)
+    });
     Https {
         redirect_port: first_https
             .filter(|_| tls.redirect_https)
             .map(|e| e.addr.port()),
-        fields: tls
-            .hsts
-            .and_then(|age| {
-                let value = format!("max-age={}", age.as_secs());
-                Field::new(Name::StrictTransportSecurity, &value)
-            })
-            .into_iter()
-            .collect(),
+        fields: hsts.into_iter().chain(alt_svc).collect(),
     }
 }

@@ -17,6 +17,7 @@ use tachyon_http::conditional::format_date;
 use tachyon_http::encoding::Coding;
 use tachyon_http::h1;
 use tachyon_http::h2::hpack;
+use tachyon_http::h3::qpack;
 use tachyon_http::response::{Field, Name};
 
 use super::read::{freeze_large, raw_bytes, Raw};
@@ -261,6 +262,7 @@ fn represent(
     fields.extend(Field::new(Name::AcceptRanges, "bytes"));
     let h1 = h1::Prepared::new(&fields, &meta.content_type, coding, raw.len);
     let h2 = hpack::Prepared::new(&fields, &meta.content_type, coding, raw.len);
+    let h3 = qpack::Prepared::new(&fields, &meta.content_type, coding, raw.len);
 
     Representation {
         body: raw.body,
@@ -272,6 +274,7 @@ fn represent(
         fields: fields.into_boxed_slice(),
         h1,
         h2,
+        h3,
         encoded: encoded.into_boxed_slice(),
     }
 }

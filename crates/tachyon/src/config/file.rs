@@ -30,6 +30,8 @@ pub struct ConfigFile {
     pub sendfile: Option<bool>,
     /// HTTP/2 (ALPN h2 and cleartext with prior knowledge); on by default.
     pub http2: Option<bool>,
+    /// HTTP/3 on the UDP port of every HTTPS address; on by default.
+    pub http3: Option<bool>,
     /// The congestion control of loopback listeners ("system": the
     /// system's); "cubic" by default.
     pub loopback_congestion: Option<String>,

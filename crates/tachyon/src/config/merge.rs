@@ -512,6 +512,10 @@ pub(super) fn limits(args: &Args, config: &ConfigFile) -> anyhow::Result<Limits>
             true => None,
             false => defaults.h2,
         },
+        h3: match args.no_h3 || config.http3 == Some(false) {
+            true => None,
+            false => Some(tachyon_server::H3Limits::default()),
+        },
     };
     if limits.max_connections == 0 {
         bail!("limits.max_connections: must be at least 1");

@@ -206,6 +206,7 @@ impl Settings {
             follow_outside_symlinks: None,
             sendfile: Some(self.load.sendfile),
             http2: Some(l.h2.is_some()),
+            http3: Some(l.h3.is_some()),
             loopback_congestion: Some(
                 self.loopback_congestion
                     .clone()

@@ -14,6 +14,7 @@ mod errors;
 mod faults;
 mod features;
 mod h2;
+mod h3;
 mod hosts;
 mod limits;
 mod observe;

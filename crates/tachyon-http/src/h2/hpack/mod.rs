@@ -1,6 +1,6 @@
 //! HPACK (RFC 7541) for tachyon: response header blocks encoded by hand,
 //! request header blocks decoded by [`decode`] and checked into a
-//! [`RequestHead`].
+//! request (`crate::section`, shared with HTTP/3).
 //!
 //! Encoding never touches the dynamic table: every field is an indexed
 //! static entry or a literal "without indexing" whose name is a static
@@ -8,22 +8,18 @@
 //! ([`Prepared`]) is valid on every connection whatever the peer's table
 //! size, and the encoder carries no per-connection state. Decoding keeps
 //! the client's dynamic table (bounded by our SETTINGS_HEADER_TABLE_SIZE)
-//! and checks the request as RFC 9113 §8.2–8.3 require: lowercase names,
-//! pseudo-fields first and once each, no connection-specific fields, and
-//! the sizes of [`DecodeLimits`], counted without copying, so an HPACK
-//! bomb costs its input's length in work and nothing in memory.
-//!
-//! Invariant: a [`RequestHead`] handed out here has a method, a scheme and
-//! a non-empty path, and no field value in it holds NUL, CR or LF.
+//! and hands each field to `crate::section`'s checks, counted without
+//! copying, so an HPACK bomb costs its input's length in work and nothing
+//! in memory.
 
 pub mod decode;
 pub mod huffman;
 
-use std::ops::Range;
-
 use crate::head::{self, Dialect};
-use crate::request::{BodyFraming, Method, RequestHead, Version};
+use crate::request::Version;
 use crate::response::{Name, Persistence, Status};
+use crate::section::Checker;
+pub use crate::section::{DecodeError, DecodeLimits, Fields};
 
 /// Static-table index of a name the server sends (RFC 7541 Appendix A).
 fn static_name(name: &Name) -> Option<u8> {
@@ -128,196 +124,6 @@ impl Dialect for Hpack {
     fn end(_: &mut Vec<u8>, _: Persistence) {}
 }
 
-/// How much of a request's fields a decoder accepts.
-#[derive(Debug, Clone, Copy)]
-pub struct DecodeLimits {
-    /// Decoded size in RFC 9113's measure (name + value + 32 per field),
-    /// what SETTINGS_MAX_HEADER_LIST_SIZE announces; beyond it the request
-    /// gets 431.
-    pub max_list_size: usize,
-    /// Longest `:path`; beyond it the request gets 414.
-    pub max_path: usize,
-}
-
-/// Why a header block could not become a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DecodeError {
-    /// Not valid HPACK: the connection's table is lost (COMPRESSION_ERROR).
-    Compression,
-    /// Valid HPACK, not a valid request (RFC 9113 §8.1.1): a stream error.
-    Malformed,
-    /// Larger than SETTINGS_MAX_HEADER_LIST_SIZE: answered with 431.
-    TooLarge,
-    /// `:path` longer than the limit: answered with 414.
-    PathTooLong,
-}
-
-/// Which request field a decoded value belongs to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Slot {
-    Method,
-    Scheme,
-    Path,
-    Authority,
-    Host,
-    IfNoneMatch,
-    IfModifiedSince,
-    IfMatch,
-    IfUnmodifiedSince,
-    Range,
-    IfRange,
-    AcceptEncoding,
-    Accept,
-    UserAgent,
-    Referer,
-    Priority,
-    ContentLength,
-}
-const SLOTS: usize = Slot::ContentLength as usize + 1;
-
-impl Slot {
-    fn of(name: &[u8]) -> Option<Slot> {
-        Some(match name {
-            b":method" => Slot::Method,
-            b":scheme" => Slot::Scheme,
-            b":path" => Slot::Path,
-            b":authority" => Slot::Authority,
-            b"host" => Slot::Host,
-            b"if-none-match" => Slot::IfNoneMatch,
-            b"if-modified-since" => Slot::IfModifiedSince,
-            b"if-match" => Slot::IfMatch,
-            b"if-unmodified-since" => Slot::IfUnmodifiedSince,
-            b"range" => Slot::Range,
-            b"if-range" => Slot::IfRange,
-            b"accept-encoding" => Slot::AcceptEncoding,
-            b"accept" => Slot::Accept,
-            b"user-agent" => Slot::UserAgent,
-            b"referer" => Slot::Referer,
-            b"priority" => Slot::Priority,
-            b"content-length" => Slot::ContentLength,
-            _ => return None,
-        })
-    }
-
-    /// Lists whose repeated lines are joined with commas (RFC 9110 §5.3).
-    fn is_list(self) -> bool {
-        matches!(
-            self,
-            Slot::IfNoneMatch
-                | Slot::IfMatch
-                | Slot::AcceptEncoding
-                | Slot::Accept
-                | Slot::Priority
-        )
-    }
-}
-
-/// The values of one decoded request, kept in one buffer the connection
-/// reuses, so decoding allocates nothing once warm.
-#[derive(Default)]
-pub struct Fields {
-    buf: Vec<u8>,
-    slots: [Option<Range<usize>>; SLOTS],
-}
-
-impl Fields {
-    fn get(&self, slot: Slot) -> Option<&[u8]> {
-        self.slots[slot as usize].clone().map(|r| &self.buf[r])
-    }
-
-    /// The request's `content-length`, if it sent a valid one.
-    pub fn content_length(&self) -> Option<u64> {
-        let v = self.get(Slot::ContentLength)?;
-        std::str::from_utf8(v).ok()?.parse().ok()
-    }
-
-    /// The urgency the request asked for in its `priority` field (RFC 9218
-    /// §4.1: `u=0` most urgent to `u=7`, 3 when absent or not understood).
-    /// The last `u` of the dictionary wins; other members are ignored.
-    pub fn urgency(&self) -> u8 {
-        const DEFAULT: u8 = 3;
-        let Some(value) = self.get(Slot::Priority) else {
-            return DEFAULT;
-        };
-        value
-            .split(|&b| b == b',')
-            .rev()
-            .find_map(|member| {
-                let member = member.trim_ascii();
-                // A member's parameters follow ';' and do not change it.
-                let member = member.split(|&b| b == b';').next().unwrap_or_default();
-                match member {
-                    [b'u', b'=', digit @ b'0'..=b'7'] => Some(digit - b'0'),
-                    _ => None,
-                }
-            })
-            .unwrap_or(DEFAULT)
-    }
-
-    fn put(&mut self, slot: Slot, value: &[u8]) -> Result<(), DecodeError> {
-        match self.slots[slot as usize].clone() {
-            None => {
-                let start = self.buf.len();
-                self.buf.extend_from_slice(value);
-                self.slots[slot as usize] = Some(start..self.buf.len());
-            }
-            Some(old) if slot.is_list() => {
-                // Join repeated lines; move the earlier value to the end
-                // first when something was written after it.
-                let start = if old.end == self.buf.len() {
-                    old.start
-                } else {
-                    let start = self.buf.len();
-                    self.buf.extend_from_within(old);
-                    start
-                };
-                self.buf.extend_from_slice(b", ");
-                self.buf.extend_from_slice(value);
-                self.slots[slot as usize] = Some(start..self.buf.len());
-            }
-            // A pseudo-field twice (§8.3), or two different lengths.
-            Some(old) => {
-                if slot != Slot::ContentLength || self.buf[old] != *value {
-                    return Err(DecodeError::Malformed);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The request these fields describe; `head_len` and `body` are the
-    /// HTTP/1.1 framing and mean nothing here.
-    pub fn head(&self) -> RequestHead<'_> {
-        let raw_method = self.get(Slot::Method).unwrap_or(b"");
-        RequestHead {
-            method: match raw_method {
-                b"GET" => Method::Get,
-                b"HEAD" => Method::Head,
-                b"OPTIONS" => Method::Options,
-                _ => Method::Other,
-            },
-            raw_method,
-            raw_target: self.get(Slot::Path).unwrap_or(b""),
-            version: Version::Http2,
-            head_len: 0,
-            keep_alive: true,
-            body: BodyFraming::None,
-            // RFC 9113 §8.3.1: :authority, else Host.
-            host: self.get(Slot::Authority).or_else(|| self.get(Slot::Host)),
-            if_none_match: self.get(Slot::IfNoneMatch),
-            if_modified_since: self.get(Slot::IfModifiedSince),
-            if_match: self.get(Slot::IfMatch),
-            if_unmodified_since: self.get(Slot::IfUnmodifiedSince),
-            range: self.get(Slot::Range),
-            if_range: self.get(Slot::IfRange),
-            accept_encoding: self.get(Slot::AcceptEncoding),
-            accept: self.get(Slot::Accept),
-            user_agent: self.get(Slot::UserAgent),
-            referer: self.get(Slot::Referer),
-        }
-    }
-}
-
 /// The decoding half of a connection's HPACK state.
 pub struct Decoder {
     inner: decode::BlockDecoder,
@@ -342,117 +148,11 @@ impl Decoder {
         limits: &DecodeLimits,
         fields: &mut Fields,
     ) -> Result<(), DecodeError> {
-        fields.buf.clear();
-        fields.slots = Default::default();
-        let mut size = 0usize;
-        let mut verdict: Result<(), DecodeError> = Ok(());
-        let mut regular_seen = false;
-        let mut pseudo_response = false;
+        let mut checker = Checker::new(fields, limits, Version::Http2);
         self.inner
-            .decode(block, |name, value| {
-                size = size.saturating_add(name.len() + value.len() + 32);
-                if verdict.is_err() {
-                    return;
-                }
-                if size > limits.max_list_size {
-                    verdict = Err(DecodeError::TooLarge);
-                    return;
-                }
-                verdict = check_field(
-                    name,
-                    value,
-                    fields,
-                    &mut regular_seen,
-                    &mut pseudo_response,
-                    limits,
-                );
-            })
+            .decode(block, |name, value| checker.field(name, value))
             .map_err(|_| DecodeError::Compression)?;
-        verdict?;
-        // §8.3.1: every request has :method, :scheme and a non-empty :path
-        // (CONNECT is not a static server's business: it lacks them and
-        // is answered 405 by its method alone).
-        let method = fields.get(Slot::Method);
-        if method.is_none() || pseudo_response {
-            return Err(DecodeError::Malformed);
-        }
-        if method != Some(b"CONNECT")
-            && (fields.get(Slot::Scheme).is_none() || fields.get(Slot::Path).is_none())
-        {
-            return Err(DecodeError::Malformed);
-        }
-        Ok(())
-    }
-}
-
-/// A token character (RFC 9110 §5.6.2).
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
-fn check_field(
-    name: &[u8],
-    value: &[u8],
-    fields: &mut Fields,
-    regular_seen: &mut bool,
-    pseudo_response: &mut bool,
-    limits: &DecodeLimits,
-) -> Result<(), DecodeError> {
-    // §8.2.1: no uppercase in names, no NUL/CR/LF in values, and no
-    // leading or trailing whitespace in values.
-    if name.is_empty()
-        || name
-            .iter()
-            .any(|b| b.is_ascii_uppercase() || *b <= 0x20 || *b == 0x7f)
-        || value.iter().any(|b| matches!(b, 0 | b'\r' | b'\n'))
-        || value
-            .first()
-            .into_iter()
-            .chain(value.last())
-            .any(|b| matches!(b, b' ' | b'\t'))
-    {
-        return Err(DecodeError::Malformed);
-    }
-    if name[0] == b':' {
-        // §8.3: pseudo-fields come first; only the request ones.
-        if *regular_seen {
-            return Err(DecodeError::Malformed);
-        }
-        let slot = match Slot::of(name) {
-            Some(slot @ (Slot::Method | Slot::Scheme | Slot::Path | Slot::Authority)) => slot,
-            _ if name == b":status" => {
-                *pseudo_response = true;
-                return Err(DecodeError::Malformed);
-            }
-            _ => return Err(DecodeError::Malformed),
-        };
-        match slot {
-            Slot::Path if value.is_empty() => return Err(DecodeError::Malformed),
-            Slot::Path if value.len() > limits.max_path => return Err(DecodeError::PathTooLong),
-            // §8.3.1: `:method` is a method token (RFC 9110 §9.1) and
-            // `:scheme` a scheme; neither may be empty (found by the hpack
-            // fuzz target: an empty `:method` was taken).
-            Slot::Method if value.is_empty() || !value.iter().all(|&b| is_tchar(b)) => {
-                return Err(DecodeError::Malformed)
-            }
-            Slot::Scheme if value.is_empty() => return Err(DecodeError::Malformed),
-            _ => {}
-        }
-        return fields.put(slot, value);
-    }
-    *regular_seen = true;
-    // §8.2.2: connection-specific fields make a request malformed; TE may
-    // only say "trailers".
-    match name {
-        b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding" | b"upgrade" => {
-            return Err(DecodeError::Malformed)
-        }
-        b"te" if value != b"trailers" => return Err(DecodeError::Malformed),
-        _ => {}
-    }
-    match Slot::of(name) {
-        Some(slot) => fields.put(slot, value),
-        None => Ok(()),
+        checker.finish()
     }
 }
 
@@ -463,6 +163,7 @@ pub(crate) mod tests {
     use crate::encoding::Coding;
     use crate::head::error;
     use crate::response::{Exchange, Field, ALLOWED_METHODS};
+    use crate::Method;
 
     /// The bytes of RFC 7541 Appendix C's hex dumps (spaces ignored).
     pub(crate) fn hex(s: &str) -> Vec<u8> {

@@ -1,0 +1,176 @@
+//! HTTP/3: the same site over QUIC, checked with aioquic (a Python HTTP/3
+//! stack independent of ours) on the UDP port of the HTTPS address.
+
+use std::net::SocketAddr;
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::{Server, TestSite};
+use crate::tls::https_addr;
+
+/// Starts tachyon with HTTPS (a self-signed certificate) and HTTP/3.
+fn start(site: &TestSite, args: &[&str]) -> (Server, SocketAddr) {
+    let mut all = vec!["--https", "127.0.0.1:0", "--tls-self-signed"];
+    all.extend_from_slice(args);
+    let server = Server::start(&site.path(""), &all);
+    let https = https_addr(&server);
+    server
+        .wait_for_line("HTTP/3 on UDP", Duration::from_secs(10))
+        .expect("an HTTP/3 line");
+    (server, https)
+}
+
+/// Runs the aioquic client: one JSON object per response, in order.
+fn h3(at: SocketAddr, args: &[&str]) -> Vec<Value> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/clients/h3client.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg("--addr")
+        .arg(at.to_string())
+        .args(args)
+        .output()
+        .expect("python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "h3client failed: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    ring::digest::digest(&ring::digest::SHA256, bytes)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn get_head_conditional_and_range_requests_over_http3() {
+    let site = TestSite::new();
+    site.file("index.html", "<h1>home</h1>")
+        .file("a.txt", "0123456789");
+    let (_server, at) = start(&site, &[]);
+    let got = h3(at, &["/", "/a.txt", "/missing"]);
+    assert_eq!(got[0]["status"], 200);
+    assert_eq!(got[0]["body"], "<h1>home</h1>");
+    assert_eq!(
+        got[0]["headers"]["content-type"],
+        "text/html; charset=utf-8"
+    );
+    assert_eq!(got[1]["body"], "0123456789");
+    assert_eq!(got[2]["status"], 404);
+    let etag = got[1]["headers"]["etag"].as_str().unwrap().to_string();
+    let cond = h3(at, &["-H", &format!("if-none-match: {etag}"), "/a.txt"]);
+    assert_eq!(cond[0]["status"], 304);
+    assert_eq!(cond[0]["len"], 0);
+    let range = h3(at, &["-H", "range: bytes=2-4", "/a.txt"]);
+    assert_eq!(range[0]["status"], 206);
+    assert_eq!(range[0]["body"], "234");
+    assert_eq!(range[0]["headers"]["content-range"], "bytes 2-4/10");
+    let head = h3(at, &["--method", "HEAD", "/a.txt"]);
+    assert_eq!(head[0]["status"], 200);
+    assert_eq!(head[0]["headers"]["content-length"], "10");
+    assert_eq!(head[0]["len"], 0);
+}
+
+#[test]
+fn compressed_variants_and_a_large_body_arrive_whole() {
+    let site = TestSite::new();
+    let text = "tachyon serves static sites over HTTP/3. ".repeat(2000);
+    let big: Vec<u8> = (0..10 * 1024 * 1024u32)
+        .map(|i| (i * 7 + i / 13) as u8)
+        .collect();
+    site.file("app.js", &text).file("big.bin", &big);
+    let (_server, at) = start(&site, &[]);
+    let got = h3(
+        at,
+        &["-H", "accept-encoding: br, gzip", "/app.js", "/big.bin"],
+    );
+    assert_eq!(got[0]["status"], 200);
+    assert_eq!(got[0]["headers"]["content-encoding"], "br");
+    assert!(got[0]["len"].as_u64().unwrap() < text.len() as u64 / 4);
+    assert_eq!(got[1]["status"], 200);
+    assert_eq!(got[1]["len"], big.len() as u64);
+    assert_eq!(
+        got[1]["sha256"],
+        sha256_hex(&big),
+        "the 10 MiB body, byte for byte"
+    );
+}
+
+#[test]
+fn a_hundred_concurrent_streams_on_one_connection() {
+    let site = TestSite::new();
+    for i in 0..100 {
+        site.file(&format!("f{i}.txt"), format!("file {i}").repeat(100));
+    }
+    let (_server, at) = start(&site, &[]);
+    let paths: Vec<String> = (0..100).map(|i| format!("/f{i}.txt")).collect();
+    let args: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let got = h3(at, &args);
+    assert_eq!(got.len(), 100);
+    for (i, r) in got.iter().enumerate() {
+        assert_eq!(r["status"], 200, "{i}");
+        assert_eq!(r["body"], format!("file {i}").repeat(100), "{i}");
+    }
+}
+
+#[test]
+fn garbage_datagrams_and_a_client_that_stops_reading_harm_no_one() {
+    let site = TestSite::new();
+    site.file("a.txt", "fine")
+        .file("big.bin", vec![7u8; 4 * 1024 * 1024]);
+    let (server, at) = start(&site, &[]);
+    let stuck = h3(at, &["--stop-reading", "/big.bin", "/big.bin"]);
+    assert_eq!(stuck[0]["stopped"], true);
+    let got = h3(at, &["--garbage", "200", "/a.txt"]);
+    assert_eq!(got[0]["body"], "fine");
+    // Over TCP the server is as before.
+    assert_eq!(server.connect().get("/a.txt", "").status, 200);
+}
+
+#[test]
+fn https_responses_announce_http3_and_no_h3_turns_it_off() {
+    let site = TestSite::new();
+    site.file("a.txt", "x");
+    let (_server, at) = start(&site, &[]);
+    let (ok, out, _) = crate::support::run(
+        "curl",
+        &[
+            "-sk",
+            "-D",
+            "-",
+            "-o",
+            "/dev/null",
+            &format!("https://127.0.0.1:{}/a.txt", at.port()),
+        ],
+    );
+    assert!(ok);
+    let alt = format!("alt-svc: h3=\":{}\"; ma=86400", at.port());
+    assert!(out.to_ascii_lowercase().contains(&alt), "{out}");
+    let off = Server::start(
+        &site.path(""),
+        &["--https", "127.0.0.1:0", "--tls-self-signed", "--no-h3"],
+    );
+    let at = https_addr(&off);
+    let (_, out, _) = crate::support::run(
+        "curl",
+        &[
+            "-sk",
+            "-D",
+            "-",
+            "-o",
+            "/dev/null",
+            &format!("https://127.0.0.1:{}/a.txt", at.port()),
+        ],
+    );
+    assert!(!out.to_ascii_lowercase().contains("alt-svc"), "{out}");
+}
