@@ -75,6 +75,22 @@ impl Pki {
     }
 }
 
+impl Issued {
+    /// The base64 SHA-256 of the certificate's public key, as Chromium's
+    /// `--ignore-certificate-errors-spki-list` takes it (QUIC connections
+    /// ignore `--ignore-certificate-errors`).
+    pub(crate) fn spki_pin(&self) -> String {
+        let pipeline = format!(
+            "openssl x509 -in '{}' -pubkey -noout | openssl pkey -pubin -outform der \
+             | openssl dgst -sha256 -binary | base64",
+            path(&self.cert)
+        );
+        let (ok, out, err) = run("sh", &["-c", &pipeline]);
+        assert!(ok, "{err}");
+        out.trim().to_string()
+    }
+}
+
 fn path(p: &std::path::Path) -> &str {
     p.to_str().unwrap()
 }
