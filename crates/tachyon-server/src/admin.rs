@@ -273,6 +273,7 @@ fn metrics(admin: &Admin, start_time: f64) -> String {
     let mut out = String::with_capacity(8192);
     requests(&mut out, &c);
     connections(&mut out, &c);
+    quic(&mut out, &c);
     site(&mut out, admin);
     reloads(&mut out, admin);
     let _ = writeln!(
@@ -442,6 +443,31 @@ fn connections(out: &mut String, c: &Counters) {
     let _ = writeln!(out, "tachyon_worker_restarts_total {}", c.restarts);
     head(
         out,
+        "tachyon_send_bound_raised_total",
+        "counter",
+        "Connections that read fast given the raised bound on bytes queued unsent toward them.",
+    );
+    let _ = writeln!(out, "tachyon_send_bound_raised_total {}", c.raised);
+    head(
+        out,
+        "tachyon_timeouts_total",
+        "counter",
+        "Timeouts that closed a connection, by kind.",
+    );
+    for kind in Timeout::ALL {
+        let _ = writeln!(
+            out,
+            "tachyon_timeouts_total{{kind=\"{}\"}} {}",
+            kind.label(),
+            c.timeouts[kind as usize]
+        );
+    }
+}
+
+/// QUIC connections and packets, and the HTTP/3 requests they carried.
+fn quic(out: &mut String, c: &Counters) {
+    head(
+        out,
         "tachyon_quic_connections_total",
         "counter",
         "QUIC connections (HTTP/3), by event: accepted, closed.",
@@ -479,27 +505,6 @@ fn connections(out: &mut String, c: &Counters) {
         "Requests answered over HTTP/3.",
     );
     let _ = writeln!(out, "tachyon_http3_requests_total {}", c.requests_h3);
-    head(
-        out,
-        "tachyon_send_bound_raised_total",
-        "counter",
-        "Connections that read fast given the raised bound on bytes queued unsent toward them.",
-    );
-    let _ = writeln!(out, "tachyon_send_bound_raised_total {}", c.raised);
-    head(
-        out,
-        "tachyon_timeouts_total",
-        "counter",
-        "Timeouts that closed a connection, by kind.",
-    );
-    for kind in Timeout::ALL {
-        let _ = writeln!(
-            out,
-            "tachyon_timeouts_total{{kind=\"{}\"}} {}",
-            kind.label(),
-            c.timeouts[kind as usize]
-        );
-    }
 }
 
 fn site(out: &mut String, admin: &Admin) {
