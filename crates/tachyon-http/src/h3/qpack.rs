@@ -13,7 +13,8 @@
 //! Invariant: decoding holds nothing between sections but its scratch
 //! buffer, and a section costs its input's length in work.
 
-use crate::h2::hpack::huffman;
+// QPACK writes integers and literals as HPACK does (RFC 9204 §4.1.1-§4.1.2).
+use crate::h2::hpack::{huffman, integer, string_parts};
 use crate::head::{self, Dialect};
 use crate::request::Version;
 use crate::response::{Name, Persistence, Status};
@@ -168,22 +169,6 @@ fn static_status(status: Status) -> Option<usize> {
         500 => 71,
         _ => return None,
     })
-}
-
-/// Appends an integer with an N-bit prefix (RFC 7541 §5.1, which RFC 9204
-/// §4.1.1 uses); `first` holds the bits above the prefix.
-fn integer(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, value: usize) {
-    crate::h2::hpack::integer(buf, first, prefix_bits, value);
-}
-
-/// Appends a string literal, not Huffman-coded, with an N-bit length
-/// prefix (§4.1.2); the H bit sits just above the prefix.
-fn string_parts(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, parts: &[&[u8]]) {
-    let len = parts.iter().map(|p| p.len()).sum();
-    integer(buf, first, prefix_bits, len);
-    for part in parts {
-        buf.extend_from_slice(part);
-    }
 }
 
 /// QPACK for HTTP/3 response heads: the fields of a head as an encoded

@@ -137,42 +137,28 @@ fn garbage_datagrams_and_a_client_that_stops_reading_harm_no_one() {
     assert_eq!(server.connect().get("/a.txt", "").status, 200);
 }
 
+/// The response head curl gets for `/a.txt` over HTTPS, lowercased.
+fn https_head(at: SocketAddr) -> String {
+    let url = format!("https://127.0.0.1:{}/a.txt", at.port());
+    let (ok, out, err) = crate::support::run("curl", &["-sk", "-D", "-", "-o", "/dev/null", &url]);
+    assert!(ok, "{err}");
+    out.to_ascii_lowercase()
+}
+
 #[test]
 fn https_responses_announce_http3_and_no_h3_turns_it_off() {
     let site = TestSite::new();
     site.file("a.txt", "x");
     let (_server, at) = start(&site, &[]);
-    let (ok, out, _) = crate::support::run(
-        "curl",
-        &[
-            "-sk",
-            "-D",
-            "-",
-            "-o",
-            "/dev/null",
-            &format!("https://127.0.0.1:{}/a.txt", at.port()),
-        ],
-    );
-    assert!(ok);
+    let head = https_head(at);
     let alt = format!("alt-svc: h3=\":{}\"; ma=86400", at.port());
-    assert!(out.to_ascii_lowercase().contains(&alt), "{out}");
+    assert!(head.contains(&alt), "{head}");
     let off = Server::start(
         &site.path(""),
         &["--https", "127.0.0.1:0", "--tls-self-signed", "--no-h3"],
     );
-    let at = https_addr(&off);
-    let (_, out, _) = crate::support::run(
-        "curl",
-        &[
-            "-sk",
-            "-D",
-            "-",
-            "-o",
-            "/dev/null",
-            &format!("https://127.0.0.1:{}/a.txt", at.port()),
-        ],
-    );
-    assert!(!out.to_ascii_lowercase().contains("alt-svc"), "{out}");
+    let head = https_head(https_addr(&off));
+    assert!(!head.contains("alt-svc"), "{head}");
 }
 
 #[test]

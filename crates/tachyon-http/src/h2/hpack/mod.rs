@@ -75,12 +75,14 @@ pub fn integer(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, mut value: usize) 
     buf.push(value as u8);
 }
 
-/// Appends a string literal without Huffman coding (§5.2): the values are
-/// short and the block is built once, so the smaller encoding would save
-/// a few bytes per response at a per-byte cost on every one.
-fn string_parts(buf: &mut Vec<u8>, parts: &[&[u8]]) {
+/// Appends a string literal of `parts` without Huffman coding (§5.2), its
+/// length with an N-bit prefix (7 in HPACK; QPACK's literal names use 3,
+/// RFC 9204 §4.1.2): the values are short and the block is built once, so
+/// the smaller encoding would save a few bytes per response at a per-byte
+/// cost on every one.
+pub fn string_parts(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, parts: &[&[u8]]) {
     let len = parts.iter().map(|p| p.len()).sum();
-    integer(buf, 0, 7, len);
+    integer(buf, first, prefix_bits, len);
     for part in parts {
         buf.extend_from_slice(part);
     }
@@ -103,7 +105,7 @@ impl Dialect for Hpack {
             Some(index) => integer(buf, 0x80, 7, index as usize),
             None => {
                 integer(buf, 0, 4, STATUS_NAME as usize);
-                string_parts(buf, &[status.code_text().as_bytes()]);
+                string_parts(buf, 0, 7, &[status.code_text().as_bytes()]);
             }
         }
     }
@@ -115,10 +117,10 @@ impl Dialect for Hpack {
                 // A new name: HTTP/2 field names are lowercase (RFC 9113 §8.2.1).
                 buf.push(0);
                 let lower = name.as_str().to_ascii_lowercase();
-                string_parts(buf, &[lower.as_bytes()]);
+                string_parts(buf, 0, 7, &[lower.as_bytes()]);
             }
         }
-        string_parts(buf, parts);
+        string_parts(buf, 0, 7, parts);
     }
 
     fn end(_: &mut Vec<u8>, _: Persistence) {}
@@ -298,8 +300,8 @@ pub(crate) mod tests {
         let mut buf = Vec::new();
         for (n, v) in fields {
             buf.push(0);
-            string_parts(&mut buf, &[n.as_bytes()]);
-            string_parts(&mut buf, &[v.as_bytes()]);
+            string_parts(&mut buf, 0, 7, &[n.as_bytes()]);
+            string_parts(&mut buf, 0, 7, &[v.as_bytes()]);
         }
         buf
     }
