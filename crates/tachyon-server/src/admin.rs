@@ -482,6 +482,11 @@ fn quic(out: &mut String, c: &Counters) {
         "tachyon_quic_connections_total{{event=\"closed\"}} {}",
         c.quic_closed
     );
+    let _ = writeln!(
+        out,
+        "tachyon_quic_connections_total{{event=\"retried\"}} {}",
+        c.quic_retried
+    );
     head(
         out,
         "tachyon_quic_packets_total",

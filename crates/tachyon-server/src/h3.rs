@@ -53,6 +53,10 @@ pub struct H3Limits {
     pub max_path: usize,
     /// Concurrent request streams a client may open.
     pub max_streams: u32,
+    /// QUIC handshakes in progress in one worker above which a new client
+    /// must first prove its address with a Retry (RFC 9000 §8.1.2), a
+    /// round trip more; 0 retries every client.
+    pub retry_above: usize,
 }
 
 impl Default for H3Limits {
@@ -61,6 +65,7 @@ impl Default for H3Limits {
             max_field_section: 16 * 1024,
             max_path: 8 * 1024,
             max_streams: 100,
+            retry_above: 64,
         }
     }
 }

@@ -121,6 +121,8 @@ struct Entry {
     /// The timer last given to the heap.
     timeout: Option<Instant>,
     touched: bool,
+    /// Counted in `Quic::handshakes` still.
+    handshaking: bool,
 }
 
 /// One worker's QUIC endpoint on one UDP socket.
@@ -136,6 +138,9 @@ pub struct Quic {
     send: Vec<u8>,
     shared: Shared,
     draining: bool,
+    /// Connections whose handshake is in progress: above the limit, new
+    /// clients are sent a Retry.
+    handshakes: usize,
 }
 
 impl Quic {
@@ -160,6 +165,7 @@ impl Quic {
             send: Vec::with_capacity(64 * 1024),
             shared,
             draining: false,
+            handshakes: 0,
         })
     }
 
@@ -225,6 +231,20 @@ impl Quic {
                 if self.draining || self.config.is_none() {
                     let transmit = self.endpoint.refuse(incoming, &mut buf);
                     self.transmit(&transmit, &buf);
+                } else if self.handshakes >= self.shared.limits.retry_above
+                    && !incoming.remote_address_validated()
+                    && incoming.may_retry()
+                {
+                    // A flood of handshakes, perhaps from forged addresses:
+                    // a client proves its address with the token first
+                    // (RFC 9000 §8.1.2), at no state kept here.
+                    match self.endpoint.retry(incoming, &mut buf) {
+                        Ok(transmit) => {
+                            observer.quic_retried();
+                            self.transmit(&transmit, &buf);
+                        }
+                        Err(e) => self.endpoint.ignore(e.into_incoming()),
+                    }
                 } else {
                     let remote = incoming.remote_address();
                     match self.endpoint.accept(incoming, now, &mut buf, None) {
@@ -235,7 +255,9 @@ impl Quic {
                                 h3: H3::new(self.shared.limits.clone(), remote),
                                 timeout: None,
                                 touched: false,
+                                handshaking: true,
                             };
+                            self.handshakes += 1;
                             self.conns.insert(ch, entry);
                             if let Some(entry) = self.conns.get_mut(&ch) {
                                 touch(entry, ch, &mut self.touched);
@@ -326,6 +348,10 @@ impl Quic {
         }
         self.flush(&mut entry.conn, now);
         self.endpoint_events(ch, &mut entry.conn);
+        if entry.handshaking && (!entry.conn.is_handshaking() || entry.conn.is_drained()) {
+            entry.handshaking = false;
+            self.handshakes -= 1;
+        }
         if entry.conn.is_drained() {
             let stats = entry.conn.stats();
             cx.observer

@@ -140,9 +140,10 @@ pub struct Counters {
     pub restarts: u64,
     /// Connections open at the last publish.
     pub open: u64,
-    /// QUIC connections accepted, and closed.
+    /// QUIC connections accepted, and closed; new clients sent a Retry.
     pub quic_accepted: u64,
     pub quic_closed: u64,
+    pub quic_retried: u64,
     /// QUIC packets sent, and declared lost (of connections that ended).
     pub quic_sent_packets: u64,
     pub quic_lost_packets: u64,
@@ -174,6 +175,7 @@ impl Counters {
         self.open += other.open;
         self.quic_accepted += other.quic_accepted;
         self.quic_closed += other.quic_closed;
+        self.quic_retried += other.quic_retried;
         self.quic_sent_packets += other.quic_sent_packets;
         self.quic_lost_packets += other.quic_lost_packets;
         self.requests_h3 += other.requests_h3;
@@ -311,6 +313,12 @@ impl Observer {
     /// A QUIC connection accepted.
     pub fn quic_accepted(&mut self) {
         self.counters.quic_accepted += 1;
+        self.dirty = true;
+    }
+
+    /// A new QUIC client asked to prove its address (a Retry).
+    pub fn quic_retried(&mut self) {
+        self.counters.quic_retried += 1;
         self.dirty = true;
     }
 

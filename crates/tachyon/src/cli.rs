@@ -102,6 +102,12 @@ pub struct Args {
     #[arg(long)]
     pub no_h3: bool,
 
+    /// QUIC handshakes in progress per worker above which new HTTP/3
+    /// clients must first prove their address (a Retry, one round trip
+    /// more); 0 asks it of every client [default: 64]
+    #[arg(long, value_name = "N")]
+    pub quic_retry_above: Option<usize>,
+
     /// TCP congestion control for listeners on a loopback address, whose
     /// clients are all on this host: `system` keeps the system's. Pacing
     /// (BBR's) has no queue to spare there and costs a timer per gap

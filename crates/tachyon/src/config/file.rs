@@ -134,6 +134,7 @@ pub struct FileLimits {
     pub max_head_bytes: Option<String>,
     pub max_target_bytes: Option<String>,
     pub max_discard_body: Option<String>,
+    pub quic_retry_above: Option<usize>,
 }
 
 /// One `[[headers]]` rule.

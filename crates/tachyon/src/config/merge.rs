@@ -514,7 +514,13 @@ pub(super) fn limits(args: &Args, config: &ConfigFile) -> anyhow::Result<Limits>
         },
         h3: match args.no_h3 || config.http3 == Some(false) {
             true => None,
-            false => Some(tachyon_server::H3Limits::default()),
+            false => Some(tachyon_server::H3Limits {
+                retry_above: args
+                    .quic_retry_above
+                    .or(file.quic_retry_above)
+                    .unwrap_or(tachyon_server::H3Limits::default().retry_above),
+                ..tachyon_server::H3Limits::default()
+            }),
         },
     };
     if limits.max_connections == 0 {

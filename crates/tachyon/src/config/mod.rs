@@ -262,6 +262,7 @@ impl Settings {
                 max_head_bytes: Some(format_size(l.head.max_head_bytes as u64)),
                 max_target_bytes: Some(format_size(l.head.max_target_bytes as u64)),
                 max_discard_body: Some(format_size(l.max_discard_body)),
+                quic_retry_above: l.h3.as_ref().map(|h3| h3.retry_above),
             },
             tls: self.tls.as_ref().map_or_else(FileTls::default, |tls| {
                 let files = match &tls.identity {
@@ -377,6 +378,10 @@ mod tests {
             ("drain-timeout", format_duration(limits.drain_timeout)),
             ("max-connections", limits.max_connections.to_string()),
             (
+                "quic-retry-above",
+                tachyon_server::H3Limits::default().retry_above.to_string(),
+            ),
+            (
                 "max-head-bytes",
                 format_size(limits.head.max_head_bytes as u64),
             ),
@@ -411,5 +416,7 @@ mod tests {
         assert_eq!(e.head.max_head_bytes, d.head.max_head_bytes);
         assert_eq!(e.head.max_target_bytes, d.head.max_target_bytes);
         assert_eq!(e.max_discard_body, d.max_discard_body);
+        let retry = |l: &Limits| l.h3.as_ref().map(|h3| h3.retry_above);
+        assert_eq!(retry(e), retry(d));
     }
 }

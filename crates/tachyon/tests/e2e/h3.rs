@@ -267,3 +267,38 @@ fn python_docs_load_in_chromium_over_http3() {
         "the page itself over HTTP/3:\n{text}"
     );
 }
+
+/// The value of `tachyon_quic_connections_total{event="retried"}` once
+/// `requests` HTTP/3 requests are counted.
+fn retried_after(server: &Server, requests: u64) -> u64 {
+    let admin = crate::observe::admin_addr(server);
+    let mut text = String::new();
+    let counted = format!("tachyon_http3_requests_total {requests}\n");
+    crate::support::eventually(Duration::from_secs(5), || {
+        text = crate::observe::admin_get(admin, "/metrics").1;
+        text.contains(&counted)
+    });
+    assert!(text.contains(&counted), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("tachyon_quic_connections_total{event=\"retried\"}"))
+        .expect("the retried counter");
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+/// Under a flood of handshakes (here: a limit of 0 in progress) a new
+/// client is sent a Retry, proves its address and is served; with the
+/// default limit one client is never retried.
+#[test]
+fn retry_asks_new_clients_to_prove_their_address_under_load() {
+    let site = TestSite::new();
+    site.file("a.txt", "proved");
+    let admin = ["--admin", "127.0.0.1:0"];
+    let (server, at) = start(&site, &[&admin[..], &["--quic-retry-above", "0"]].concat());
+    assert_eq!(h3(at, &["/a.txt"])[0]["body"], "proved");
+    assert_eq!(h3(at, &["/a.txt"])[0]["body"], "proved");
+    assert_eq!(retried_after(&server, 2), 2, "each new connection retried");
+    let (calm, at) = start(&site, &admin);
+    assert_eq!(h3(at, &["/a.txt"])[0]["body"], "proved");
+    assert_eq!(retried_after(&calm, 1), 0);
+}
