@@ -25,6 +25,7 @@ mod charts;
 mod clients;
 mod floor;
 mod footprint;
+mod h3load;
 mod machine;
 mod peers;
 mod proc;
@@ -111,6 +112,33 @@ enum Cmd {
         /// Where to write the captured set
         #[arg(long, default_value = "bench/browser/chromium.json")]
         out: PathBuf,
+    },
+    /// An HTTP/3 load client with h2load's flags and output (Debian's
+    /// h2load has no HTTP/3): `h3load -c32 -m100 -D10 https://127.0.0.1:8443/1k`
+    H3load {
+        /// Connections
+        #[arg(short = 'c', default_value_t = 1)]
+        clients: usize,
+        /// Requests in flight per connection
+        #[arg(short = 'm', default_value_t = 1)]
+        streams: usize,
+        /// Requests in all
+        #[arg(short = 'n')]
+        requests: Option<u64>,
+        /// Seconds to run
+        #[arg(short = 'D')]
+        duration: Option<f64>,
+        /// Threads (one only; taken for h2load's command lines)
+        #[arg(short = 't', default_value_t = 1)]
+        threads: usize,
+        /// A request header, `NAME: VALUE`, repeatable
+        #[arg(short = 'H')]
+        headers: Vec<String>,
+        /// A file of paths (or URLs) requested in turn
+        #[arg(short = 'i')]
+        input: Option<PathBuf>,
+        /// https://IP:PORT/PATH
+        url: String,
     },
     /// Run the floor server (started by `run`; not a web server)
     #[command(hide = true)]
@@ -257,6 +285,26 @@ fn main() -> ExitCode {
             browser::capture(&browser, &out)
         }
         Cmd::Abuse(args) => abuse_command(args),
+        Cmd::H3load {
+            clients,
+            streams,
+            requests,
+            duration,
+            threads: _,
+            headers,
+            input,
+            url,
+        } => h3load_paths(input.as_deref()).and_then(|paths| {
+            h3load::run(&h3load::Options {
+                url,
+                connections: clients,
+                streams,
+                requests,
+                duration: duration.map(std::time::Duration::from_secs_f64),
+                headers,
+                paths,
+            })
+        }),
         Cmd::Floor {
             port,
             threads,
@@ -369,6 +417,28 @@ fn abuse_command(args: AbuseArgs) -> anyhow::Result<()> {
         workers: workers_or_cores(workers),
         peers_dir: peers::default_peers_dir(),
     })
+}
+
+/// `-i`'s paths: a line each, a URL's path taken from it.
+fn h3load_paths(input: Option<&std::path::Path>) -> anyhow::Result<Vec<String>> {
+    let Some(input) = input else {
+        return Ok(Vec::new());
+    };
+    let text = std::fs::read_to_string(input)?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            match l
+                .strip_prefix("https://")
+                .and_then(|r| r.find('/').map(|at| &r[at..]))
+            {
+                Some(path) => path.to_string(),
+                None => l.to_string(),
+            }
+        })
+        .collect())
 }
 
 #[cfg(test)]
