@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
 
-use crate::suites::{Cell, Load, Script, Workload};
+use crate::suites::{Cell, Load, Over, Script, Workload};
 
 impl Load {
     /// The program that generates this load.
@@ -20,6 +20,7 @@ impl Load {
         match self {
             Load::Wrk { .. } => "wrk",
             Load::Ab { .. } => "ab",
+            Load::H2load { over: Over::H3, .. } => "tachyon-bench",
             Load::H2load { .. } => "h2load",
             Load::Oha { .. } => "oha",
             Load::STime { .. } => "openssl",
@@ -37,6 +38,11 @@ impl Load {
     ) -> Vec<String> {
         let s = |v: &str| v.to_string();
         let mut a = vec![s(self.program())];
+        if let Load::H2load { over: Over::H3, .. } = self {
+            // Our own HTTP/3 client, with h2load's flags.
+            let bench = std::env::current_exe().map(|p| p.display().to_string());
+            a = vec![bench.unwrap_or_else(|_| s("tachyon-bench")), s("h3load")];
+        }
         match self {
             Load::Wrk {
                 threads,
@@ -83,9 +89,9 @@ impl Load {
                 threads,
                 streams,
                 duration_s,
-                h2,
+                over,
             } => {
-                if !h2 {
+                if *over == Over::H1 {
                     a.push(s("--h1"));
                 }
                 a.extend([
@@ -183,7 +189,8 @@ pub fn check_installed(cells: &[Cell]) -> anyhow::Result<()> {
     needed.dedup();
     let missing: Vec<&str> = needed
         .into_iter()
-        .filter(|t| crate::peers::which(t).is_none())
+        // tachyon-bench is the HTTP/3 client itself (h3load).
+        .filter(|t| *t != "tachyon-bench" && crate::peers::which(t).is_none())
         .collect();
     if !missing.is_empty() {
         // oha is not a Debian package: setup builds it only when asked.

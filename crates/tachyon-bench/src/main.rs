@@ -159,7 +159,8 @@ struct RunArgs {
     /// without TLS are skipped, not in all), h2 and h2c (HTTP/2 over TLS and cleartext, h2load;
     /// each alone), logging (issue 17, not in all), real (the Python docs and a web app with a
     /// browser's headers, HTTP/1.1), real-h2c and real-tls (the same over h2c, and over TLS with
-    /// HTTP/1.1 and HTTP/2; each alone), quick, smoke, all
+    /// HTTP/1.1 and HTTP/2; each alone), h3 (HTTP/3 with h3load beside HTTP/2 over TLS; alone;
+    /// nginx-mainline, h2o-master and caddy speak it), quick, smoke, all
     #[arg(long, value_delimiter = ',', default_value = "quick")]
     suite: Vec<String>,
     /// Servers, comma-separated: tachyon, tachyon-bare, tachyon-sendfile, tachyon-baseline

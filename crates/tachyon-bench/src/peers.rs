@@ -222,6 +222,9 @@ pub struct Env {
     /// it configured use their `-h2c` twin, and readiness is probed over
     /// HTTP/2.
     pub h2c: bool,
+    /// Serve HTTP/3 too, on the HTTPS port (the `h3` suite): peers use
+    /// their `-h3` twin where they need one to listen on QUIC.
+    pub h3: bool,
     /// Start tachyon only once its variants are built (the real-site
     /// suites send `Accept-Encoding`; until then it would answer with
     /// what it has built so far).
@@ -247,6 +250,7 @@ impl Env {
             workers,
             tls: None,
             h2c: false,
+            h3: false,
             variants_wait: false,
         })
     }
@@ -560,6 +564,7 @@ fn render(peer: Peer, template: &str, port: u16, env: &Env) -> anyhow::Result<Pa
         None => format!("{template}-{suffix}"),
     };
     let template = match (&env.tls, env.h2c) {
+        (Some(_), _) if env.h3 && env.peers_dir.join(twin("h3")).exists() => twin("h3"),
         (Some(_), _) => twin("tls"),
         (None, true) if env.peers_dir.join(twin("h2c")).exists() => twin("h2c"),
         (None, _) => template.to_string(),

@@ -19,7 +19,7 @@ use crate::machine::{cpu, machine_facts};
 use crate::peers::{Env, Peer, Running, TlsFiles};
 use crate::proc;
 use crate::results::{Results, Row, ServerInfo, SCHEMA_VERSION};
-use crate::suites::{self, Cell, Load, Suite, Workload};
+use crate::suites::{self, Cell, Load, Over, Suite, Workload};
 
 /// What `tachyon-bench run` was asked to do.
 pub struct RunOptions {
@@ -200,6 +200,7 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
         workers: opts.workers,
         tls,
         h2c,
+        h3: cells.iter().any(|c| c.suite == Suite::H3),
         variants_wait: real,
     })
 }
@@ -645,9 +646,10 @@ fn target(
             }
         },
     };
-    if let (Some(traffic), Load::H2load { h2, .. }, 1) = (cell.traffic, load, round) {
+    if let (Some(traffic), Load::H2load { over, .. }, 1) = (cell.traffic, load, round) {
         // Every path answered, and answered right, before it is measured.
-        match traffic.check(&server.url(""), *h2, &env.root, &env.run_dir) {
+        let h2 = *over == Over::H2;
+        match traffic.check(&server.url(""), h2, &env.root, &env.run_dir) {
             Ok(problems) => row.problems.extend(problems),
             Err(e) => row.problems.push(format!("{e:#}")),
         }

@@ -45,14 +45,15 @@ pub enum Load {
         conns: u32,
         keepalive: bool,
     },
-    /// h2load; over HTTP/1.1 `streams` is the pipelining depth, over
-    /// HTTP/2 (`h2`) the concurrent streams per connection.
+    /// h2load, or over HTTP/3 our `h3load` with its flags; over HTTP/1.1
+    /// `streams` is the pipelining depth, over HTTP/2 and HTTP/3 the
+    /// concurrent streams per connection.
     H2load {
         conns: u32,
         threads: u32,
         streams: u32,
         duration_s: u32,
-        h2: bool,
+        over: Over,
     },
     /// oha at a fixed rate, the same for every server, correcting
     /// coordinated omission.
@@ -66,6 +67,14 @@ pub enum Load {
     /// resumes the first one's session (a TLS 1.3 ticket), the only stock
     /// client here that does: ab, wrk and h2load all start afresh.
     STime { resume: bool, duration_s: u32 },
+}
+
+/// The protocol an h2load-style client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Over {
+    H1,
+    H2,
+    H3,
 }
 
 /// wrk Lua scripts, written to the run directory.
@@ -207,12 +216,15 @@ pub enum Suite {
     /// The same over TLS, HTTP/1.1 and HTTP/2; runs alone like `tls`.
     #[serde(rename = "real-tls")]
     RealTls,
+    /// HTTP/3 (h3load) beside HTTP/2 over TLS (h2load) on the same
+    /// servers (issue 42); runs alone like `tls`.
+    H3,
     Quick,
     Smoke,
 }
 
 impl Suite {
-    pub const ALL: [Suite; 22] = [
+    pub const ALL: [Suite; 23] = [
         Suite::SpareCores,
         Suite::LinuxConfig,
         Suite::Boa,
@@ -233,6 +245,7 @@ impl Suite {
         Suite::Real,
         Suite::RealH2c,
         Suite::RealTls,
+        Suite::H3,
         Suite::Quick,
         Suite::Smoke,
     ];
@@ -259,6 +272,7 @@ impl Suite {
             Suite::Real => "real",
             Suite::RealH2c => "real-h2c",
             Suite::RealTls => "real-tls",
+            Suite::H3 => "h3",
             Suite::Quick => "quick",
             Suite::Smoke => "smoke",
         }
@@ -284,12 +298,13 @@ impl Suite {
                 | Suite::Real
                 | Suite::RealH2c
                 | Suite::RealTls
+                | Suite::H3
         )
     }
 
     /// Serves HTTPS only: runs alone, with servers that speak TLS.
     pub fn is_tls(self) -> bool {
-        matches!(self, Suite::Tls | Suite::H2 | Suite::RealTls)
+        matches!(self, Suite::Tls | Suite::H2 | Suite::RealTls | Suite::H3)
     }
 
     /// Serves h2c with prior knowledge: runs alone.
@@ -318,6 +333,7 @@ impl Suite {
             Suite::H2c => h2c,
             Suite::Logging => logging,
             Suite::Real | Suite::RealH2c | Suite::RealTls => return real(self, plan),
+            Suite::H3 => h3,
             Suite::Quick => quick,
             Suite::Smoke => smoke,
         };
@@ -598,7 +614,7 @@ fn pipeline(plan: &Plan) -> Vec<Cell> {
         threads: 1,
         streams: 16,
         duration_s: plan.secs(10),
-        h2: false,
+        over: Over::H1,
     };
     vec![
         cell(
@@ -738,6 +754,31 @@ fn h2c(plan: &Plan) -> Vec<Cell> {
     out
 }
 
+/// Issue 42: HTTP/3 (h3load) and, on the same servers in the same run,
+/// HTTP/2 over TLS (h2load) as the reference: 1 KiB and 64 KiB at 1 and
+/// 32 connections of 10 and 100 streams, and one 10 MiB body at a time.
+fn h3(plan: &Plan) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for (over, name) in [(Over::H3, "h3"), (Over::H2, "h2")] {
+        let load = |conns, streams| Load::H2load {
+            conns,
+            threads: 1,
+            streams,
+            duration_s: plan.secs(10),
+            over,
+        };
+        for (file, path) in [("1k", "/1k"), ("64k", "/64k")] {
+            for (conns, streams) in [(1, 10), (1, 100), (32, 10), (32, 100)] {
+                let label = format!("{name} {file} c{conns} m{streams}");
+                out.push(cell(Suite::H3, "i42", label, path, load(conns, streams)));
+            }
+        }
+        let label = format!("{name} 10MiB c1 m1");
+        out.push(cell(Suite::H3, "i42", label, "/10m.bin", load(1, 1)));
+    }
+    out
+}
+
 /// Memory per idle HTTP/2 connection: 2,000 held, one request each.
 fn h2_idle(suite: Suite) -> Cell {
     cell(
@@ -769,7 +810,7 @@ fn h2load_cells(suite: Suite, plan: &Plan) -> Vec<Cell> {
                         threads: 1,
                         streams,
                         duration_s: plan.secs(10),
-                        h2: true,
+                        over: Over::H2,
                     },
                 ));
             }
@@ -828,7 +869,7 @@ fn real(suite: Suite, plan: &Plan) -> Vec<Cell> {
                         threads: 1,
                         streams,
                         duration_s: plan.secs(5),
-                        h2,
+                        over: if h2 { Over::H2 } else { Over::H1 },
                     },
                 );
                 c.traffic = Some(traffic);
