@@ -41,6 +41,9 @@ pub struct Options {
     pub duration: Option<Duration>,
     pub headers: Vec<String>,
     pub paths: Vec<String>,
+    /// Keeps the connections open and idle this long after the last
+    /// response (to measure what an idle connection costs the server).
+    pub hold: Option<Duration>,
 }
 
 /// Datagrams read per `recvmmsg`, and room for each (a GRO batch).
@@ -61,6 +64,10 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     let mut load = Load::new(remote, opts, requests)?;
     let tally = load.run()?;
     print!("{}", tally.h2load_text());
+    if let Some(hold) = opts.hold {
+        println!("holding {} connections for {hold:?}", load.clients.len());
+        load.hold(hold)?;
+    }
     Ok(())
 }
 
@@ -112,6 +119,8 @@ struct Tally {
     errored: u64,
     statuses: [u64; 6],
     bytes: u64,
+    /// Of which the DATA frames' payloads (the bodies).
+    data: u64,
     /// Microseconds per succeeded request.
     latencies: Vec<u32>,
     elapsed: Duration,
@@ -142,9 +151,11 @@ impl Tally {
         );
         let _ = writeln!(
             out,
-            "traffic: {:.2}MB ({}) total",
+            "traffic: {:.2}MB ({}) total, {:.2}MB ({}) data",
             self.bytes as f64 / (1 << 20) as f64,
-            self.bytes
+            self.bytes,
+            self.data as f64 / (1 << 20) as f64,
+            self.data
         );
         let n = self.latencies.len().max(1) as f64;
         let mean = self.latencies.iter().map(|&l| l as f64).sum::<f64>() / n;
@@ -259,6 +270,21 @@ impl Load {
         Ok(std::mem::take(&mut self.tally))
     }
 
+    /// Keeps every connection alive, idle, for `hold`.
+    fn hold(&mut self, hold: Duration) -> anyhow::Result<()> {
+        let until = Instant::now() + hold;
+        while Instant::now() < until {
+            let now = Instant::now();
+            let handles: Vec<ConnectionHandle> = self.clients.keys().copied().collect();
+            for ch in handles {
+                self.drive(ch, now);
+            }
+            self.wait()?;
+            self.receive();
+        }
+        Ok(())
+    }
+
     /// No more to start (or no connection to start it on), and nothing
     /// in flight.
     fn finished(&self) -> bool {
@@ -367,13 +393,18 @@ impl Load {
                 Ok(Some(chunk)) => {
                     self.tally.bytes += chunk.bytes.len() as u64;
                     let (decoder, status) = (&mut self.decoder, &mut request.status);
+                    let data = &mut self.tally.data;
                     let _ = request.reader.feed(&chunk.bytes, &mut |frame| {
-                        if let (Frame::Headers(section), 0) = (frame, *status) {
-                            let _ = decoder.each(section, |name, value| {
-                                if name == b":status" {
-                                    *status = parse_status(value);
-                                }
-                            });
+                        match (frame, *status) {
+                            (Frame::Headers(section), 0) => {
+                                let _ = decoder.each(section, |name, value| {
+                                    if name == b":status" {
+                                        *status = parse_status(value);
+                                    }
+                                });
+                            }
+                            (Frame::Data { len }, _) => *data += len,
+                            _ => {}
                         }
                         Ok(())
                     });

@@ -137,6 +137,10 @@ enum Cmd {
         /// A file of paths (or URLs) requested in turn
         #[arg(short = 'i')]
         input: Option<PathBuf>,
+        /// Seconds to keep the connections open, idle, after the last
+        /// response (for the server's memory per idle connection)
+        #[arg(long)]
+        hold: Option<f64>,
         /// https://IP:PORT/PATH
         url: String,
     },
@@ -294,6 +298,7 @@ fn main() -> ExitCode {
             threads: _,
             headers,
             input,
+            hold,
             url,
         } => h3load_paths(input.as_deref()).and_then(|paths| {
             h3load::run(&h3load::Options {
@@ -304,6 +309,7 @@ fn main() -> ExitCode {
                 duration: duration.map(std::time::Duration::from_secs_f64),
                 headers,
                 paths,
+                hold: hold.map(std::time::Duration::from_secs_f64),
             })
         }),
         Cmd::Floor {
