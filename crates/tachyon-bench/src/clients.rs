@@ -27,6 +27,19 @@ impl Load {
         }
     }
 
+    /// The program and its first arguments: `tachyon-bench h3load` for
+    /// HTTP/3 (our own client, with h2load's flags).
+    fn command(&self) -> Vec<String> {
+        match self {
+            Load::H2load { over: Over::H3, .. } => {
+                let bench = std::env::current_exe().map(|p| p.display().to_string());
+                let bench = bench.unwrap_or_else(|_| "tachyon-bench".into());
+                vec![bench, "h3load".into()]
+            }
+            _ => vec![self.program().to_string()],
+        }
+    }
+
     /// The command line against `target`. wrk's Lua scripts are in
     /// `scripts`; `rate` is the offered rate of an open-loop (oha) run.
     pub fn argv(
@@ -37,12 +50,7 @@ impl Load {
         rate: f64,
     ) -> Vec<String> {
         let s = |v: &str| v.to_string();
-        let mut a = vec![s(self.program())];
-        if let Load::H2load { over: Over::H3, .. } = self {
-            // Our own HTTP/3 client, with h2load's flags.
-            let bench = std::env::current_exe().map(|p| p.display().to_string());
-            a = vec![bench.unwrap_or_else(|_| s("tachyon-bench")), s("h3load")];
-        }
+        let mut a = self.command();
         match self {
             Load::Wrk {
                 threads,
