@@ -241,9 +241,11 @@ impl Env {
         workers: usize,
     ) -> anyhow::Result<Env> {
         let bench_bin = std::env::current_exe()?;
+        // Absolute: nginx takes its config and logs under its `-p` prefix,
+        // so a relative `--out` would be doubled.
         Ok(Env {
-            root,
-            run_dir: run_dir.to_path_buf(),
+            root: std::path::absolute(root)?,
+            run_dir: std::path::absolute(run_dir)?,
             peers_dir: peers_dir.to_path_buf(),
             tachyon_bin: bench_bin.with_file_name("tachyon"),
             bench_bin,
@@ -712,4 +714,24 @@ fn probe_curl(url: &str, h2c: bool) -> anyhow::Result<u16> {
 /// Where the workspace's bench/peers folder is.
 pub fn default_peers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/peers")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `abuse --out results/x` once started nginx with its config under
+    /// `results/x/results/x/`: the plain environment's paths are absolute.
+    #[test]
+    fn a_plain_environment_has_absolute_paths() {
+        let env = Env::plain(
+            PathBuf::from("out/www"),
+            Path::new("out"),
+            Path::new("peers"),
+            1,
+        )
+        .unwrap();
+        assert!(env.root.is_absolute() && env.run_dir.is_absolute());
+        assert!(env.run_dir.ends_with("out") && env.root.ends_with("out/www"));
+    }
 }
