@@ -684,7 +684,7 @@ impl Carrier for Carried<'_> {
 }
 
 /// The HTTP/3 error codes as QUIC carries them.
-trait IntoVarint {
+pub(crate) trait IntoVarint {
     fn into_varint(self) -> VarInt;
 }
 

@@ -31,7 +31,9 @@ use quinn_proto::{
 };
 use quinn_udp::{RecvMeta, Transmit, UdpSocketState};
 
-use crate::h3::{Failed, H3Limits, H3};
+use tachyon_http::h3::Code;
+
+use crate::h3::{Failed, H3Limits, IntoVarint, H3};
 use crate::serving::Serving;
 use crate::stats::Observer;
 
@@ -337,13 +339,14 @@ impl Quic {
         let now = Instant::now();
         self.endpoint_events(ch, &mut entry.conn);
         if let Err(Failed(code)) = entry.h3.on_events(&mut entry.conn, cx) {
-            let code = VarInt::from_u64(code.value()).unwrap_or(VarInt::from_u32(0x102));
-            entry.conn.close(now, code, Bytes::new());
+            entry.conn.close(now, code.into_varint(), Bytes::new());
         }
         if self.draining {
             entry.h3.go_away(&mut entry.conn);
             if entry.h3.is_idle() && !entry.conn.is_closed() {
-                entry.conn.close(now, VarInt::from_u32(0x100), Bytes::new());
+                entry
+                    .conn
+                    .close(now, Code::NoError.into_varint(), Bytes::new());
             }
         }
         self.flush(&mut entry.conn, now);
@@ -414,7 +417,9 @@ impl Quic {
         let handles: Vec<ConnectionHandle> = self.conns.keys().copied().collect();
         for ch in handles {
             if let Some(entry) = self.conns.get_mut(&ch) {
-                entry.conn.close(now, VarInt::from_u32(0x100), Bytes::new());
+                entry
+                    .conn
+                    .close(now, Code::NoError.into_varint(), Bytes::new());
             }
             self.drive(ch, cx);
         }
