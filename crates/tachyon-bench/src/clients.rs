@@ -20,7 +20,7 @@ impl Load {
         match self {
             Load::Wrk { .. } => "wrk",
             Load::Ab { .. } => "ab",
-            Load::H2load { over: Over::H3, .. } => "tachyon-bench",
+            Load::H2load { over: Over::H3, .. } | Load::H3Fresh { .. } => "tachyon-bench",
             Load::H2load { .. } => "h2load",
             Load::Oha { .. } => "oha",
             Load::STime { .. } => "openssl",
@@ -31,7 +31,7 @@ impl Load {
     /// HTTP/3 (our own client, with h2load's flags).
     fn command(&self) -> Vec<String> {
         match self {
-            Load::H2load { over: Over::H3, .. } => {
+            Load::H2load { over: Over::H3, .. } | Load::H3Fresh { .. } => {
                 let bench = std::env::current_exe().map(|p| p.display().to_string());
                 let bench = bench.unwrap_or_else(|_| "tachyon-bench".into());
                 vec![bench, "h3load".into()]
@@ -131,6 +131,9 @@ impl Load {
             Load::STime { resume, duration_s } => {
                 return s_time_argv(&target, *resume, *duration_s)
             }
+            Load::H3Fresh { requests, conns } => {
+                a.extend([s("--fresh"), format!("-c{conns}"), format!("-n{requests}")]);
+            }
         }
         match target {
             Target::Url(url) => a.push(url),
@@ -144,7 +147,7 @@ impl Load {
         match self {
             Load::Wrk { .. } => parse_wrk(text),
             Load::Ab { .. } => parse_ab(text),
-            Load::H2load { .. } => parse_h2load(text),
+            Load::H2load { .. } | Load::H3Fresh { .. } => parse_h2load(text),
             Load::Oha { .. } => parse_oha_json(text),
             Load::STime { resume, .. } => parse_s_time(text, *resume),
         }

@@ -4,8 +4,10 @@
 //! connections are TLS sessions (rustls, certificate not checked: the run
 //! made it), so the figure is memory per idle TLS connection; in an h2
 //! run they negotiate `h2` by ALPN and each holds one finished stream, so
-//! the figure is memory per idle HTTP/2 connection. "Without" is read
-//! after a warm-up of connections made and closed.
+//! the figure is memory per idle HTTP/2 connection; in the h3 suite they
+//! are QUIC connections held by `tachyon-bench h3load --hold`, each after
+//! one finished request. "Without" is read after a warm-up of connections
+//! made and closed.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -18,10 +20,11 @@ use rustls::{ClientConfig, ClientConnection, StreamOwned};
 use crate::peers::{Env, Running};
 use crate::proc;
 use crate::results::Row;
+use crate::suites::Over;
 
 /// Measures `server`'s peer on its own fresh instance serving the small
 /// site, into `row`.
-pub fn measure(server: &Running, env: &Env, conns: u32, h2: bool, row: &mut Row) {
+pub fn measure(server: &Running, env: &Env, conns: u32, over: Over, row: &mut Row) {
     // Its own scratch folder: this instance runs beside the main one,
     // and Apache refuses to start over a live pid file.
     let run_dir = env.run_dir.join("small");
@@ -37,7 +40,8 @@ pub fn measure(server: &Running, env: &Env, conns: u32, h2: bool, row: &mut Row)
         return;
     }
     match Running::start(server.peer, &small) {
-        Ok(fresh) => hold(&fresh, conns, h2, row),
+        Ok(fresh) if over == Over::H3 => hold_h3(&fresh, conns, row),
+        Ok(fresh) => hold(&fresh, conns, over == Over::H2, row),
         Err(e) => {
             row.ok = false;
             row.problems
@@ -113,6 +117,70 @@ fn hold(server: &Running, conns: u32, h2: bool, row: &mut Row) {
     }
     drop(held);
     std::thread::sleep(Duration::from_millis(300));
+}
+
+/// The same over HTTP/3: `h3load` holds the connections in a child
+/// process, and the server's memory is read once it says so.
+fn hold_h3(server: &Running, conns: u32, row: &mut Row) {
+    let bench = std::env::current_exe().unwrap_or_else(|_| "tachyon-bench".into());
+    let url = server.url("/index.html");
+    row.client_command = format!(
+        "{} h3load -c{conns} -n{conns} --hold 4 {url}",
+        bench.display()
+    );
+    let h3load = |args: &[String]| {
+        std::process::Command::new(&bench)
+            .arg("h3load")
+            .args(args)
+            .arg(&url)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+    };
+    // Warm-up: connections made, used and closed.
+    let warm = format!("-c{WARM_UP}");
+    let warm_n = format!("-n{WARM_UP}");
+    if let Ok(mut child) = h3load(&["--fresh".into(), warm, warm_n]) {
+        let _ = child.wait();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let rest = proc::rss_bytes(server.pid());
+    let args = [
+        format!("-c{conns}"),
+        format!("-n{conns}"),
+        "--hold".into(),
+        "4".into(),
+    ];
+    let mut child = match h3load(&args) {
+        Ok(child) => child,
+        Err(e) => {
+            row.ok = false;
+            row.problems.push(format!("starting h3load: {e}"));
+            return;
+        }
+    };
+    let mut text = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        // Everything up to "holding …" (h3load prints it once all answered).
+        let mut byte = [0u8; 1];
+        while !text.contains("holding") && out.read(&mut byte).unwrap_or(0) == 1 {
+            text.push(char::from(byte[0]));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        row.rss_loaded_bytes = Some(proc::rss_bytes(server.pid()));
+        let _ = child.wait();
+    }
+    row.rss_rest_bytes = Some(rest);
+    let succeeded = crate::clients::parse_h2load(&text).map(|r| r.requests);
+    let held = succeeded.unwrap_or(0);
+    row.idle_conns_held = Some(held);
+    row.client.requests = held;
+    row.ok = held == u64::from(conns) && text.contains("holding");
+    if !row.ok {
+        row.problems.push(format!(
+            "{held} of {conns} HTTP/3 connections answered before the hold"
+        ));
+    }
 }
 
 /// Sends one GET and reads the start of a 200.

@@ -9,6 +9,11 @@
 //! literals, responses read with `tachyon_http`'s frame reader. Its output
 //! is h2load's, so the runner parses both alike (`clients::parse_h2load`).
 //!
+//! With `--fresh` every connection carries one request and closes, and a
+//! new one (a full handshake: no resumption) takes its place: requests
+//! per server CPU-second are then handshakes, as `ab` without `-k` measures
+//! them over TLS.
+//!
 //! Invariant: every request it starts ends counted, as succeeded (a whole
 //! response), failed (a reset stream) or errored (its connection lost).
 
@@ -44,6 +49,8 @@ pub struct Options {
     /// Keeps the connections open and idle this long after the last
     /// response (to measure what an idle connection costs the server).
     pub hold: Option<Duration>,
+    /// A new connection for every request.
+    pub fresh: bool,
 }
 
 /// Datagrams read per `recvmmsg`, and room for each (a GRO batch).
@@ -68,6 +75,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         println!("holding {} connections for {hold:?}", load.clients.len());
         load.hold(hold)?;
     }
+    load.close();
     Ok(())
 }
 
@@ -185,11 +193,18 @@ struct Client {
     streams: HashMap<StreamId, InFlight>,
     control: bool,
     next: usize,
+    /// Requests started on this connection.
+    opened: u64,
     lost: bool,
+    /// Closed by us (`--fresh`), kept until drained.
+    closing: bool,
 }
 
 /// The whole load: one endpoint, its socket, every connection.
 struct Load {
+    remote: SocketAddr,
+    config: ClientConfig,
+    fresh: bool,
     socket: UdpSocket,
     state: UdpSocketState,
     endpoint: Endpoint,
@@ -215,28 +230,16 @@ impl Load {
         let state = UdpSocketState::new((&socket).into())?;
         let _ = state.set_recv_buffer_size((&socket).into(), 8 << 20);
         let _ = state.set_send_buffer_size((&socket).into(), 8 << 20);
-        let mut endpoint = Endpoint::new(Arc::new(EndpointConfig::default()), None, true, None);
-        let config = client_config()?;
+        let endpoint = Endpoint::new(Arc::new(EndpointConfig::default()), None, true, None);
         let now = Instant::now();
-        let mut clients = HashMap::new();
-        for _ in 0..opts.connections.max(1) {
-            let (ch, conn) = endpoint
-                .connect(now, config.clone(), remote, "localhost")
-                .context("QUIC connect")?;
-            let client = Client {
-                conn,
-                streams: HashMap::new(),
-                control: false,
-                next: clients.len(),
-                lost: false,
-            };
-            clients.insert(ch, client);
-        }
-        Ok(Load {
+        let mut load = Load {
+            remote,
+            config: client_config()?,
+            fresh: opts.fresh,
             socket,
             state,
             endpoint,
-            clients,
+            clients: HashMap::new(),
             requests,
             streams: opts.streams.max(1),
             budget: opts.requests,
@@ -245,7 +248,30 @@ impl Load {
             decoder: Decoder::default(),
             recv: (0..RECV_BATCH).map(|_| vec![0u8; RECV_ROOM]).collect(),
             send: Vec::with_capacity(64 * 1024),
-        })
+        };
+        for _ in 0..opts.connections.max(1) {
+            load.connect(now)?;
+        }
+        Ok(load)
+    }
+
+    /// Opens one more connection.
+    fn connect(&mut self, now: Instant) -> anyhow::Result<()> {
+        let (ch, conn) = self
+            .endpoint
+            .connect(now, self.config.clone(), self.remote, "localhost")
+            .context("QUIC connect")?;
+        let client = Client {
+            conn,
+            streams: HashMap::new(),
+            control: false,
+            next: self.clients.len(),
+            opened: 0,
+            lost: false,
+            closing: false,
+        };
+        self.clients.insert(ch, client);
+        Ok(())
     }
 
     /// Until every request is started and ended (or every connection lost).
@@ -285,10 +311,34 @@ impl Load {
         Ok(())
     }
 
+    /// Closes every connection, as h2load does with GOAWAY, and waits up
+    /// to a second for them to drain (a server counts them closed then).
+    fn close(&mut self) {
+        let now = Instant::now();
+        for client in self.clients.values_mut() {
+            client
+                .conn
+                .close(now, VarInt::from_u32(0x100), Bytes::new());
+            client.closing = true;
+        }
+        let until = now + Duration::from_secs(1);
+        while !self.clients.is_empty() && Instant::now() < until {
+            let now = Instant::now();
+            let handles: Vec<ConnectionHandle> = self.clients.keys().copied().collect();
+            for ch in handles {
+                self.drive(ch, now);
+            }
+            if self.wait().is_err() {
+                return;
+            }
+            self.receive();
+        }
+    }
+
     /// No more to start (or no connection to start it on), and nothing
     /// in flight.
     fn finished(&self) -> bool {
-        let all_lost = self.clients.values().all(|c| c.lost);
+        let all_lost = self.clients.values().all(|c| c.lost || c.closing);
         (all_lost || !self.may_start(Instant::now()))
             && self
                 .clients
@@ -318,8 +368,17 @@ impl Load {
             }
         }
         self.events(&mut client);
-        if client.control && !client.lost {
+        if client.control && !client.lost && !client.closing {
             self.start_requests(&mut client, now);
+        }
+        if self.fresh && !client.closing && client.opened > 0 && client.streams.is_empty() {
+            client
+                .conn
+                .close(now, VarInt::from_u32(0x100), Bytes::new());
+            client.closing = true;
+            if self.may_start(now) && self.connect(now).is_err() {
+                self.tally.errored += 1;
+            }
         }
         let max = self.state.max_gso_segments();
         let mut buf = std::mem::take(&mut self.send);
@@ -331,7 +390,9 @@ impl Load {
             self.transmit(&transmit, &buf);
         }
         self.send = buf;
-        self.clients.insert(ch, client);
+        if !client.conn.is_drained() {
+            self.clients.insert(ch, client);
+        }
     }
 
     fn events(&mut self, client: &mut Client) {
@@ -360,12 +421,14 @@ impl Load {
 
     /// Opens request streams up to `-m` in flight.
     fn start_requests(&mut self, client: &mut Client, now: Instant) {
-        while client.streams.len() < self.streams && self.may_start(now) {
+        let limit = if self.fresh { 1 } else { u64::MAX };
+        while client.streams.len() < self.streams && client.opened < limit && self.may_start(now) {
             let Some(id) = client.conn.streams().open(Dir::Bi) else {
                 break;
             };
             let unsent = self.requests[client.next % self.requests.len()].clone();
             client.next += 1;
+            client.opened += 1;
             self.tally.started += 1;
             let request = InFlight {
                 started: now,
@@ -565,7 +628,9 @@ fn write_pending(client: &mut Client, id: StreamId) {
 /// A client that takes any certificate (the benchmark's are its own),
 /// with windows wide enough for a 10 MiB body in flight.
 fn client_config() -> anyhow::Result<ClientConfig> {
-    let tls = tachyon_testkit::tls::client_config(&[&rustls::version::TLS13], &[b"h3"]);
+    let mut tls = tachyon_testkit::tls::client_config(&[&rustls::version::TLS13], &[b"h3"]);
+    // Every connection a full handshake, as `ab`'s over TLS.
+    Arc::make_mut(&mut tls).resumption = rustls::client::Resumption::disabled();
     let crypto = QuicClientConfig::try_from(tls).context("a QUIC TLS client")?;
     let mut config = ClientConfig::new(Arc::new(crypto));
     let mut transport = TransportConfig::default();

@@ -141,6 +141,9 @@ enum Cmd {
         /// response (for the server's memory per idle connection)
         #[arg(long)]
         hold: Option<f64>,
+        /// A new connection (a full handshake) for every request
+        #[arg(long)]
+        fresh: bool,
         /// https://IP:PORT/PATH
         url: String,
     },
@@ -299,6 +302,7 @@ fn main() -> ExitCode {
             headers,
             input,
             hold,
+            fresh,
             url,
         } => h3load_paths(input.as_deref()).and_then(|paths| {
             h3load::run(&h3load::Options {
@@ -310,6 +314,7 @@ fn main() -> ExitCode {
                 headers,
                 paths,
                 hold: hold.map(std::time::Duration::from_secs_f64),
+                fresh,
             })
         }),
         Cmd::Floor {

@@ -544,8 +544,12 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     }
     let load = match &cell.workload {
         Workload::Footprint { conns } => {
-            let h2 = matches!(cell.suite, Suite::H2 | Suite::H2c | Suite::RealH2c);
-            crate::footprint::measure(server, env, *conns, h2, &mut row);
+            let over = match cell.suite {
+                Suite::H2 | Suite::H2c | Suite::RealH2c => Over::H2,
+                Suite::H3 => Over::H3,
+                _ => Over::H1,
+            };
+            crate::footprint::measure(server, env, *conns, over, &mut row);
             return row;
         }
         Workload::Client(load) => load,

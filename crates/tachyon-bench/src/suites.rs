@@ -67,6 +67,9 @@ pub enum Load {
     /// resumes the first one's session (a TLS 1.3 ticket), the only stock
     /// client here that does: ab, wrk and h2load all start afresh.
     STime { resume: bool, duration_s: u32 },
+    /// `tachyon-bench h3load --fresh`: `requests` QUIC connections, `conns`
+    /// at a time, each a full handshake and one GET.
+    H3Fresh { requests: u32, conns: u32 },
 }
 
 /// The protocol an h2load-style client speaks.
@@ -138,7 +141,8 @@ impl Cell {
                 Load::Wrk { conns, .. }
                 | Load::Ab { conns, .. }
                 | Load::H2load { conns, .. }
-                | Load::Oha { conns, .. },
+                | Load::Oha { conns, .. }
+                | Load::H3Fresh { conns, .. },
             )
             | Workload::Footprint { conns } => *conns,
             Workload::Client(Load::STime { .. }) => 1,
@@ -154,7 +158,8 @@ impl Cell {
                 | Load::Oha { duration_s, .. }
                 | Load::STime { duration_s, .. },
             ) => *duration_s = seconds,
-            Workload::Client(Load::Ab { .. }) | Workload::Footprint { .. } => {}
+            Workload::Client(Load::Ab { .. } | Load::H3Fresh { .. })
+            | Workload::Footprint { .. } => {}
         }
     }
 
@@ -172,6 +177,7 @@ impl Cell {
                 keepalive,
                 ..
             }) => f64::from(*requests) / if *keepalive { 50_000.0 } else { 10_000.0 },
+            Workload::Client(Load::H3Fresh { requests, .. }) => f64::from(*requests) / 2_000.0,
             Workload::Footprint { conns } => f64::from(*conns) / 5_000.0 + 1.0,
         }
     }
@@ -776,6 +782,36 @@ fn h3(plan: &Plan) -> Vec<Cell> {
         let label = format!("{name} 10MiB c1 m1");
         out.push(cell(Suite::H3, "i42", label, "/10m.bin", load(1, 1)));
     }
+    // The goal for 10 MiB is set against HTTPS/1.1 (kTLS and sendfile).
+    let https1 = Load::H2load {
+        conns: 1,
+        threads: 1,
+        streams: 1,
+        duration_s: plan.secs(10),
+        over: Over::H1,
+    };
+    let label = "https1 10MiB c1 m1".to_string();
+    out.push(cell(Suite::H3, "i42", label, "/10m.bin", https1));
+    let fresh = Load::H3Fresh {
+        requests: plan.requests(10_000),
+        conns: 32,
+    };
+    let label = "h3 handshake 1k c32".to_string();
+    out.push(cell(Suite::H3, "i42", label, "/1k", fresh));
+    let tls = Load::Ab {
+        requests: plan.requests(10_000),
+        conns: 32,
+        keepalive: false,
+    };
+    let label = "https1 handshake 1k c32".to_string();
+    out.push(cell(Suite::H3, "i42", label, "/1k", tls));
+    out.push(cell(
+        Suite::H3,
+        "i42",
+        "h3 2000 idle".into(),
+        "/index.html",
+        Workload::Footprint { conns: 2000 },
+    ));
     out
 }
 

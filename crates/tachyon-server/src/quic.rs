@@ -44,6 +44,12 @@ const RECV_ROOM: usize = 64 * 1024;
 /// Bytes the kernel may queue on the socket either way: a burst of
 /// handshakes or a window of data without drops.
 const SOCKET_BUFFER: usize = 4 * 1024 * 1024;
+/// Datagrams per GSO send: the kernel takes at most 64 KiB in one send
+/// (44 of quinn's 1,452-byte datagrams). At quinn-udp's default of 64 the
+/// kernel refused the larger sends (EMSGSIZE, which quinn-udp drops
+/// without a word): lost windows held 10 MiB bodies to 33 MB/s
+/// (bench/results/h3-2026-11-27/README.md).
+const GSO_SEGMENTS: usize = 44;
 
 /// What every worker's endpoint shares: the key Retry and NEW_TOKEN tokens
 /// are sealed with (a token one worker issues validates at another).
@@ -386,7 +392,7 @@ impl Quic {
 
     /// Sends what the connection has to send.
     fn flush(&mut self, conn: &mut quinn_proto::Connection, now: Instant) {
-        let max = self.state.max_gso_segments();
+        let max = self.state.max_gso_segments().min(GSO_SEGMENTS);
         let mut buf = std::mem::take(&mut self.send);
         loop {
             buf.clear();
