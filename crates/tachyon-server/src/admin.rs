@@ -21,6 +21,7 @@ use rustix::event::{poll, PollFd, PollFlags};
 use tachyon_http::request::{self, HeadLimits, Parsed};
 use tachyon_http::Method;
 
+use crate::acme::CertificateBoard;
 use crate::live::Live;
 use crate::stats::{
     Board, Closed, Counters, Timeout, CLASSES, DURATION_BOUNDS, ENCODINGS, METHODS, SCHEMES,
@@ -65,6 +66,8 @@ pub struct Admin {
     pub live: Arc<Live>,
     pub shutdown: Arc<Shutdown>,
     pub reloads: Arc<Reloads>,
+    /// Certificates managed by ACME, when `--acme` is on.
+    pub certificates: Option<Arc<CertificateBoard>>,
 }
 
 /// Connections served at once; more wait in the listen queue.
@@ -276,6 +279,9 @@ fn metrics(admin: &Admin, start_time: f64) -> String {
     quic(&mut out, &c);
     site(&mut out, admin);
     reloads(&mut out, admin);
+    if let Some(board) = &admin.certificates {
+        certificates(&mut out, board);
+    }
     let _ = writeln!(
         out,
         "# HELP tachyon_start_time_seconds When the server started, in Unix seconds.\n# TYPE tachyon_start_time_seconds gauge\ntachyon_start_time_seconds {start_time:.3}"
@@ -599,6 +605,45 @@ fn reloads(out: &mut String, admin: &Admin) {
     // scrape (any Prometheus user may read it): /status and the log say it.
 }
 
+fn certificates(out: &mut String, board: &CertificateBoard) {
+    head(
+        out,
+        "tachyon_tls_certificate_expiry_timestamp_seconds",
+        "gauge",
+        "When each name's ACME certificate expires, in Unix seconds.",
+    );
+    for facts in board.certificates() {
+        let Some(not_after) = facts.not_after else {
+            continue;
+        };
+        for name in &facts.names {
+            let _ = writeln!(
+                out,
+                "tachyon_tls_certificate_expiry_timestamp_seconds{{name=\"{}\"}} {not_after}",
+                label_value(name)
+            );
+        }
+    }
+    let (succeeded, failed) = board.orders();
+    head(
+        out,
+        "tachyon_acme_orders_total",
+        "counter",
+        "ACME orders, by result.",
+    );
+    let _ = writeln!(
+        out,
+        "tachyon_acme_orders_total{{result=\"success\"}} {succeeded}\ntachyon_acme_orders_total{{result=\"failure\"}} {failed}"
+    );
+}
+
+/// A Prometheus label value: backslash, quote and newline escaped.
+fn label_value(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
 fn status(admin: &Admin, started: Instant) -> String {
     let c = admin.board.total();
     let size = site_size(&admin.live);
@@ -618,6 +663,15 @@ fn status(admin: &Admin, started: Instant) -> String {
             "failed": h.failed,
             "last_error": h.last.and_then(|(_, e)| e),
         },
+        "certificates": admin.certificates.as_ref().map(|board| {
+            board.certificates().into_iter().map(|c| serde_json::json!({
+                "names": c.names,
+                "issuer": c.issuer,
+                "not_after": c.not_after,
+                "next_order": c.next_order,
+                "last_error": c.last_error,
+            })).collect::<Vec<_>>()
+        }),
     })
     .to_string();
     text.push('\n');

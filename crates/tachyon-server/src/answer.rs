@@ -107,6 +107,16 @@ pub fn write<C: Carrier>(reply: Reply<'_>, exchange: &Exchange<'_>, carrier: &mu
             }
         }
         Reply::Options => head::options::<C::Dialect>(carrier.head(), exchange),
+        Reply::Text(text) => {
+            let mut head = Head::<C::Dialect>::start(carrier.head(), Status::Ok);
+            head.field(&Name::ContentType, b"text/plain")
+                .field(&Name::CacheControl, b"no-store")
+                .content_length(text.len() as u64);
+            head.finish(exchange);
+            if body {
+                carrier.made(|buf| buf.extend_from_slice(text));
+            }
+        }
         Reply::Error(status) => error(status, exchange, carrier),
         // HTTP/1.1 closes after it (`Reply::closes`); HTTP/2 ends only the
         // stream: its framing is not in doubt.
@@ -422,6 +432,24 @@ mod tests {
         assert_eq!(
             h2,
             format!(":status: 204\n{COMMON_H2}allow: GET, HEAD, OPTIONS\ndate: DATE")
+        );
+    }
+
+    #[test]
+    fn an_acme_answer_is_plain_text_never_stored() {
+        let text = b"token.thumbprint";
+        let [(h1, b1), (h2, b2)] = both(|| Reply::Text(text), false);
+        assert_eq!(
+            h1,
+            format!("HTTP/1.1 200 OK\r\n{COMMON_H1}Content-Type: text/plain\r\nCache-Control: no-store\r\nContent-Length: 16\r\nDate: DATE\r\n\r\n")
+        );
+        assert_eq!(
+            h2,
+            format!(":status: 200\n{COMMON_H2}content-type: text/plain\ncache-control: no-store\ncontent-length: 16\ndate: DATE")
+        );
+        assert_eq!(
+            (b1.as_str(), b2.as_str()),
+            ("token.thumbprint", "token.thumbprint")
         );
     }
 

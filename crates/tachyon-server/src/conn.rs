@@ -414,6 +414,14 @@ impl Conn {
         if self.h2.is_some() {
             return self.serve_h2(data, cx);
         }
+        if self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.is_acme_validation())
+        {
+            // RFC 8737 §3: a validation connection carries no application data.
+            return Some(Next::Close(Closed::Tls));
+        }
         if let (Some(session), Some(limits)) = (&self.session, cx.limits.h2) {
             if session.is_h2() {
                 self.h2 = Some(H2::new(limits));

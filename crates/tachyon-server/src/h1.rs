@@ -185,8 +185,15 @@ fn answer(
         (true, Version::Http10) => Persistence::KeepAliveEcho,
         (true, Version::Http11 | Version::Http2 | Version::Http3) => Persistence::KeepAlive,
     };
-    let source = match (conn.tls, cx.https.redirect_port) {
-        (false, Some(port)) => Source::Https(port),
+    // Before the site and the redirect: an ACME CA validating over plain
+    // HTTP (RFC 8555 §8.3) is answered even when the rest goes to HTTPS.
+    let challenge = match (&cx.https.challenges, conn.tls) {
+        (Some(challenges), false) => challenges.http_answer(head.raw_target),
+        _ => None,
+    };
+    let source = match (&challenge, conn.tls, cx.https.redirect_port) {
+        (Some(answer), _, _) => Source::Text(answer.as_bytes()),
+        (None, false, Some(port)) => Source::Https(port),
         _ => Source::Site(cx.generation.pick(head.host)),
     };
     let exchange = Exchange {
@@ -258,6 +265,8 @@ pub enum Source<'s> {
     Site(&'s Snapshot),
     /// A redirect to HTTPS on this port (`--redirect-https`).
     Https(u16),
+    /// A text made in memory (an ACME HTTP-01 answer).
+    Text(&'s [u8]),
 }
 
 /// Decides the reply to `head` and writes it into `out`; returns what the
@@ -272,6 +281,7 @@ pub fn respond(
     let reply = match source {
         Source::Site(site) => decide(head, site, scratch),
         Source::Https(port) => to_https(head, port),
+        Source::Text(text) => Reply::Text(text),
     };
     let exchange = if reply.closes() {
         exchange.closing()

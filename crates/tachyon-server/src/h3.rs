@@ -20,7 +20,7 @@ use std::fs::File;
 use std::net::SocketAddr;
 use std::ops::Range;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use quinn_proto::{Connection, Dir, Event, ReadError, StreamEvent, StreamId, VarInt, WriteError};
@@ -86,6 +86,10 @@ pub struct H3 {
     last_request: Option<StreamId>,
     /// GOAWAY was sent: later request streams are refused.
     going_away: bool,
+    /// Bytes for our control stream that QUIC has not taken yet.
+    control_out: Vec<u8>,
+    /// When QUIC took the whole GOAWAY.
+    goaway_written: Option<Instant>,
     decoder: qpack::Decoder,
     fields: Option<Box<Fields>>,
     /// Scratch for a QPACK section.
@@ -144,6 +148,8 @@ impl H3 {
             answered: 0,
             last_request: None,
             going_away: false,
+            control_out: Vec::new(),
+            goaway_written: None,
             decoder: qpack::Decoder::default(),
             fields: None,
             section: Vec::new(),
@@ -207,6 +213,9 @@ impl H3 {
         let preface = wire::control_stream_preface(self.limits.max_field_section as u64);
         // A new stream's credit always takes a few dozen bytes.
         let _ = conn.send_stream(id).write(&preface);
+        // Ahead of response bodies: a GOAWAY must not wait behind the rest
+        // of a large body (nor be dropped with it when a drain closes).
+        let _ = conn.send_stream(id).set_priority(1);
         self.control = Some(id);
         Ok(())
     }
@@ -499,27 +508,59 @@ impl H3 {
     /// Sends GOAWAY with the first request stream we will not answer
     /// (§5.2): requests already accepted are answered.
     pub fn go_away(&mut self, conn: &mut Connection) {
-        if self.going_away {
-            return;
+        if !self.going_away {
+            self.going_away = true;
+            let next = self
+                .last_request
+                .map_or(0, |id| u64::from(VarInt::from(id)) + 4);
+            let mut value = Vec::new();
+            wire::put_varint(&mut value, next);
+            frame::put_header(&mut self.control_out, kind::GOAWAY, value.len() as u64);
+            self.control_out.extend_from_slice(&value);
         }
-        self.going_away = true;
+        self.write_control(conn);
+    }
+
+    /// Gives QUIC what is waiting for the control stream. QUIC refuses
+    /// writes while the connection's flow-control window is spent (a large
+    /// body took it), so what it refuses waits here for the next turn.
+    fn write_control(&mut self, conn: &mut Connection) {
         let Some(control) = self.control else {
             return;
         };
-        let next = self
-            .last_request
-            .map_or(0, |id| u64::from(VarInt::from(id)) + 4);
-        let mut goaway = Vec::new();
-        let mut value = Vec::new();
-        wire::put_varint(&mut value, next);
-        frame::put_header(&mut goaway, kind::GOAWAY, value.len() as u64);
-        goaway.extend_from_slice(&value);
-        let _ = conn.send_stream(control).write(&goaway);
+        while !self.control_out.is_empty() {
+            match conn.send_stream(control).write(&self.control_out) {
+                Ok(n) => drop(self.control_out.drain(..n)),
+                Err(_) => break,
+            }
+        }
+        if self.going_away && self.control_out.is_empty() && self.goaway_written.is_none() {
+            self.goaway_written = Some(Instant::now());
+        }
     }
 
-    /// Nothing left to answer or send: a drain may close the connection.
+    /// Nothing left to answer or to hand to QUIC.
     pub fn is_idle(&self) -> bool {
         self.sending.is_empty() && self.reading.is_empty()
+    }
+
+    /// Nothing left to answer, QUIC holds no response bytes the client
+    /// has not acknowledged, and the GOAWAY has had time to arrive: a
+    /// drain may close the connection now (a close drops whatever QUIC
+    /// still buffers: the tail of a large body, a GOAWAY not yet sent).
+    pub fn is_done(&self, conn: &mut Connection, now: Instant) -> bool {
+        // Our control stream never ends, so QUIC counts it as sending; it
+        // has no per-stream acknowledgement to ask, so the GOAWAY gets two
+        // round trips (and at least 10 ms) before the close.
+        let own = usize::from(self.control.is_some());
+        let settle = (conn.rtt() * 2).max(Duration::from_millis(10));
+        let told = match self.control {
+            None => true,
+            Some(_) => self
+                .goaway_written
+                .is_some_and(|at| now.saturating_duration_since(at) >= settle),
+        };
+        self.is_idle() && told && conn.streams().send_streams() <= own
     }
 }
 

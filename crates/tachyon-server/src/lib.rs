@@ -16,7 +16,9 @@
 //!   clocks that time them.
 //! - `live`: the generation being served (snapshots and TLS settings),
 //!   swapped atomically on reload.
-//! - `tls`: certificates by SNI and the rustls settings HTTPS starts from.
+//! - `tls`: certificates by SNI and the rustls settings HTTPS starts from;
+//!   `acme`: the challenge answers and certificate facts an ACME client
+//!   shares with the server.
 //! - `reply`: request head + snapshot -> the reply, protocol-neutral.
 //! - `h1`: a reply written as HTTP/1.1 into an outbox.
 //! - `outbox`: the bytes a connection still has to send, and sending them;
@@ -31,6 +33,7 @@
 //!   listener that serves the counts (`/metrics`) and health.
 
 pub mod access;
+pub mod acme;
 pub mod admin;
 mod answer;
 mod balance;

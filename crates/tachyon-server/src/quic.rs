@@ -344,16 +344,17 @@ impl Quic {
         entry.touched = false;
         let now = Instant::now();
         self.endpoint_events(ch, &mut entry.conn);
+        if self.draining {
+            // Before the responses take the credit a window update brought.
+            entry.h3.go_away(&mut entry.conn);
+        }
         if let Err(Failed(code)) = entry.h3.on_events(&mut entry.conn, cx) {
             entry.conn.close(now, code.into_varint(), Bytes::new());
         }
-        if self.draining {
-            entry.h3.go_away(&mut entry.conn);
-            if entry.h3.is_idle() && !entry.conn.is_closed() {
-                entry
-                    .conn
-                    .close(now, Code::NoError.into_varint(), Bytes::new());
-            }
+        if self.draining && entry.h3.is_done(&mut entry.conn, now) && !entry.conn.is_closed() {
+            entry
+                .conn
+                .close(now, Code::NoError.into_varint(), Bytes::new());
         }
         self.flush(&mut entry.conn, now);
         self.endpoint_events(ch, &mut entry.conn);
@@ -411,6 +412,19 @@ impl Quic {
             return;
         }
         self.draining = true;
+        let handles: Vec<ConnectionHandle> = self.conns.keys().copied().collect();
+        for ch in handles {
+            self.drive(ch, cx);
+        }
+    }
+
+    /// While draining, gives every connection a turn, so that one whose
+    /// responses are all delivered is closed even when nothing arrives
+    /// for it (see `H3::is_done`).
+    pub fn drain_tick(&mut self, cx: &mut Serving<'_>) {
+        if !self.draining {
+            return;
+        }
         let handles: Vec<ConnectionHandle> = self.conns.keys().copied().collect();
         for ch in handles {
             self.drive(ch, cx);

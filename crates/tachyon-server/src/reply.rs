@@ -54,6 +54,9 @@ pub enum Reply<'a> {
     NotFoundPage(&'a Arc<Representation>),
     /// 204 with `Allow`.
     Options,
+    /// 200 `text/plain` made in memory: an ACME HTTP-01 key authorization
+    /// (RFC 8555 §8.3).
+    Text(&'a [u8]),
     /// An error page; the connection continues.
     Error(Status),
     /// A request that cannot be trusted; the connection closes after it.
@@ -94,6 +97,7 @@ impl Reply<'_> {
             Reply::ToHttps { .. } => (Status::PermanentRedirect, 0, None),
             Reply::NotFoundPage(page) => (Status::NotFound, page.len, page.coding),
             Reply::Options => (Status::NoContent, 0, None),
+            Reply::Text(text) => (Status::Ok, text.len() as u64, None),
             Reply::Error(status) => (*status, error_page_len(*status), None),
             Reply::Rejected(error) => {
                 let status = error.status();

@@ -8,6 +8,9 @@
 use tachyon_http::date::DateCache;
 use tachyon_http::response::Field;
 
+use std::sync::Arc;
+
+use crate::acme::Challenges;
 use crate::limits::Limits;
 use crate::live::Generation;
 use crate::outbox::Outbox;
@@ -23,6 +26,8 @@ pub struct Https {
     /// Fields every response on a TLS connection carries
     /// (`Strict-Transport-Security`: RFC 6797 §7.2 forbids it over plain HTTP).
     pub fields: Vec<Field>,
+    /// ACME HTTP-01 answers, shown on the plain listeners.
+    pub challenges: Option<Arc<Challenges>>,
 }
 
 /// The worker's share in answering one connection's requests.

@@ -256,6 +256,11 @@ impl Session {
         self.facts().and_then(|facts| facts.alpn) == Some(b"h2")
     }
 
+    /// True when ALPN chose `acme-tls/1`: a CA validating a certificate.
+    pub fn is_acme_validation(&self) -> bool {
+        self.facts().and_then(|facts| facts.alpn) == Some(crate::acme::ACME_TLS_ALPN)
+    }
+
     /// The connection went quiet: gives back what is rebuilt cheaply when
     /// traffic resumes (a TLS 1.3 session's expanded keys).
     pub fn settle(&mut self) {
@@ -287,6 +292,7 @@ impl Session {
         let alpn = match conn.alpn_protocol() {
             Some(b"h2") => Some(&b"h2"[..]),
             Some(b"http/1.1") => Some(&b"http/1.1"[..]),
+            Some(b"acme-tls/1") => Some(crate::acme::ACME_TLS_ALPN),
             _ => None,
         };
         let Ok((secrets, kernel)) = conn.dangerous_into_kernel_connection() else {

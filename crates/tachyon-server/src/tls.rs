@@ -3,7 +3,8 @@
 //! reloads.
 //!
 //! Owns which certificate a handshake gets ([`Certificates`], the one
-//! resolver: automatic certificates would be one more source behind it) and
+//! resolver; an ACME CA's TLS-ALPN-01 validation gets the challenge's
+//! certificate from [`crate::acme::Challenges`] behind it) and
 //! the protocol policy (TLS 1.2 and 1.3 only, rustls's suites, which have
 //! no weak ones, no renegotiation: rustls never implemented it). Does not
 //! move bytes (`wire`) nor read files (the binary loads the PEM and hands
@@ -29,6 +30,8 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::{ClientHello, ResolvesServerCert, StoresServerSessions};
 use rustls::sign::CertifiedKey;
 use rustls::ServerConfig;
+
+use crate::acme::{Challenges, ACME_TLS_ALPN};
 
 pub use rustls::pki_types;
 
@@ -102,6 +105,19 @@ pub fn from_der(
     CertifiedKey::from_der(chain, key, &provider())
 }
 
+/// A key pair from DER without rustls's check that the two belong
+/// together, which parses the certificate with webpki: a TLS-ALPN-01
+/// validation certificate carries the critical `acmeIdentifier`
+/// extension (RFC 8737 §3) that webpki refuses to parse. Its caller made
+/// both halves a moment before.
+pub fn from_der_unchecked(
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+) -> Result<CertifiedKey, rustls::Error> {
+    let signer = provider().key_provider.load_private_key(key)?;
+    Ok(CertifiedKey::new(chain, signer))
+}
+
 fn pem_reason(e: rustls::pki_types::pem::Error) -> String {
     use rustls::pki_types::pem::Error;
     match e {
@@ -119,6 +135,8 @@ pub struct Certificates {
     default: Option<Arc<CertifiedKey>>,
     /// Lowercase names without trailing dot; `*.example.com` as written.
     named: Vec<(Box<str>, Arc<CertifiedKey>)>,
+    /// TLS-ALPN-01 answers, when certificates are ordered by ACME.
+    challenges: Option<Arc<Challenges>>,
 }
 
 impl Certificates {
@@ -127,7 +145,14 @@ impl Certificates {
         Certificates {
             default,
             named: Vec::new(),
+            challenges: None,
         }
+    }
+
+    /// Answers TLS-ALPN-01 validations from `challenges`.
+    pub fn with_challenges(mut self, challenges: Arc<Challenges>) -> Certificates {
+        self.challenges = Some(challenges);
+        self
     }
 
     /// Adds a certificate for `names` (a virtual host's).
@@ -139,9 +164,10 @@ impl Certificates {
         self
     }
 
-    /// True when no handshake could succeed.
+    /// True when no handshake could succeed (a certificate still to be
+    /// ordered does not count).
     pub fn is_empty(&self) -> bool {
-        self.default.is_none() && self.named.is_empty()
+        self.default.is_none() && self.named.is_empty() && self.challenges.is_none()
     }
 
     fn find(&self, sni: Option<&str>) -> Option<Arc<CertifiedKey>> {
@@ -167,6 +193,14 @@ impl Certificates {
 
 impl ResolvesServerCert for Certificates {
     fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        if let Some(challenges) = &self.challenges {
+            // RFC 8737 §3: the validator offers `acme-tls/1` alone, and
+            // gets the challenge's certificate or no handshake at all.
+            let mut offered = hello.alpn().into_iter().flatten();
+            if offered.next() == Some(ACME_TLS_ALPN) && offered.next().is_none() {
+                return challenges.tls_alpn(hello.server_name()?);
+            }
+        }
         self.find(hello.server_name())
     }
 }
@@ -188,12 +222,15 @@ impl Resumption {
     }
 
     /// The settings TLS connections of one generation start from.
-    /// `h2` offers HTTP/2 in ALPN, preferred over HTTP/1.1 (RFC 9113 §3.2).
+    /// `h2` offers HTTP/2 in ALPN, preferred over HTTP/1.1 (RFC 9113 §3.2);
+    /// certificates that answer ACME challenges add `acme-tls/1`, last
+    /// (only a validator offers it, and then alone).
     pub fn config(
         &self,
         certificates: Certificates,
         h2: bool,
     ) -> Result<Arc<ServerConfig>, TlsError> {
+        let acme = certificates.challenges.is_some();
         let mut config = ServerConfig::builder_with_provider(provider())
             .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
             .map_err(|e| TlsError::Setup(e.to_string()))?
@@ -203,6 +240,9 @@ impl Resumption {
             true => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
             false => vec![b"http/1.1".to_vec()],
         };
+        if acme {
+            config.alpn_protocols.push(ACME_TLS_ALPN.to_vec());
+        }
         config.ticketer = Arc::clone(&self.ticketer);
         config.session_storage = Arc::clone(&self.sessions);
         // The client's cipher order is a better guide to what its hardware

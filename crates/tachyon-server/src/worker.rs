@@ -556,6 +556,7 @@ impl<'a> Worker<'a> {
             let out_of_time = self.drain_deadline.is_some_and(|deadline| now >= deadline);
             for endpoint in &mut self.quic {
                 endpoint.expire(&mut cx.serving());
+                endpoint.drain_tick(&mut cx.serving());
                 if out_of_time {
                     // A QUIC connection cannot be handed on: it is told.
                     endpoint.close_all(&mut cx.serving());

@@ -1,6 +1,7 @@
 //! Certificates for a generation: read from their PEM files at every build
-//! (so a reload picks up renewed ones), or made once at start with
-//! `--tls-self-signed`; and the files' stamps, which the watcher polls.
+//! (so a reload picks up renewed ones, an ACME order's included), or made
+//! once at start with `--tls-self-signed`; and the files' stamps, which the
+//! watcher polls.
 //!
 //! Owns reading and generating; which certificate a handshake gets is
 //! `tachyon_server::tls::Certificates`. A failure names the file.
@@ -14,6 +15,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::sign::CertifiedKey;
 use rustls::ServerConfig;
 use tachyon::config::{Identity, Settings, TlsSettings};
+use tachyon_server::acme::Challenges;
 use tachyon_server::tls::{self, Certificates, Resumption};
 
 /// The HTTPS state that lives as long as the process.
@@ -21,6 +23,8 @@ pub struct Tls {
     resumption: Resumption,
     /// Made at start with `--tls-self-signed`.
     self_signed: Option<Arc<CertifiedKey>>,
+    /// With `--acme`: the challenge answers the ACME client puts on show.
+    challenges: Option<Arc<Challenges>>,
 }
 
 impl Tls {
@@ -40,10 +44,17 @@ impl Tls {
             }
             _ => None,
         };
+        let challenges = matches!(settings.identity, Identity::Acme(_)).then(Arc::default);
         Ok(Tls {
             resumption: Resumption::new()?,
             self_signed,
+            challenges,
         })
+    }
+
+    /// The challenge answers, when certificates are ordered by ACME.
+    pub fn challenges(&self) -> Option<Arc<Challenges>> {
+        self.challenges.clone()
     }
 
     /// Reads every certificate the settings name and builds the TLS
@@ -56,8 +67,16 @@ impl Tls {
             Identity::Files(files) => Some(Arc::new(tls::load_key_pair(&files.cert, &files.key)?)),
             Identity::SelfSigned => self.self_signed.clone(),
             Identity::VirtualHostsOnly => None,
+            // None until the first order succeeds; a stored pair that does
+            // not load is ordered again by the ACME client, which says why.
+            Identity::Acme(files) => tls::load_key_pair(&files.cert, &files.key)
+                .ok()
+                .map(Arc::new),
         };
         let mut certificates = Certificates::new(default);
+        if let Some(challenges) = &self.challenges {
+            certificates = certificates.with_challenges(Arc::clone(challenges));
+        }
         for host in &settings.hosts {
             if let Some(files) = &host.tls {
                 let key = tls::load_key_pair(&files.cert, &files.key)
@@ -97,7 +116,7 @@ pub fn stamps(settings: &Settings) -> Vec<Stamp> {
         return Vec::new();
     };
     let default = match &tls.identity {
-        Identity::Files(files) => Some(files),
+        Identity::Files(files) | Identity::Acme(files) => Some(files),
         _ => None,
     };
     default

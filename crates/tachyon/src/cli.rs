@@ -174,6 +174,42 @@ pub struct Args {
     )]
     pub hsts: Option<String>,
 
+    /// Obtain and renew the HTTPS certificate from an ACME CA (Let's Encrypt unless
+    /// --acme-directory says otherwise) for the --domain names; without --https, HTTPS
+    /// listens on 0.0.0.0:443
+    #[arg(long, conflicts_with_all = ["tls_cert", "tls_key", "tls_self_signed"])]
+    pub acme: bool,
+
+    /// A name to obtain the certificate for, repeatable [default: the virtual hosts' names]
+    #[arg(long = "domain", value_name = "NAME")]
+    pub domains: Vec<String>,
+
+    /// Contact address the CA may write to about the certificates
+    #[arg(long, value_name = "EMAIL")]
+    pub acme_email: Option<String>,
+
+    /// The CA's ACME directory URL [default: Let's Encrypt's]
+    #[arg(long, value_name = "URL")]
+    pub acme_directory: Option<String>,
+
+    /// Let's Encrypt's staging CA: untrusted certificates, generous rate limits
+    #[arg(long, conflicts_with = "acme_directory")]
+    pub acme_staging: bool,
+
+    /// Trust this CA certificate (PEM) for the ACME directory's HTTPS (a private or test CA)
+    #[arg(long, value_name = "FILE")]
+    pub acme_ca_root: Option<PathBuf>,
+
+    /// Where the ACME account key, certificates and keys are kept [default:
+    /// $STATE_DIRECTORY, else $XDG_STATE_HOME/tachyon/acme, else ~/.local/state/tachyon/acme]
+    #[arg(long, value_name = "DIR")]
+    pub acme_dir: Option<PathBuf>,
+
+    /// How the CA checks that the names are ours: tls-alpn-01 (inside a handshake on the
+    /// HTTPS port 443) or http-01 (a file on a plain listener on port 80) [default: tls-alpn-01]
+    #[arg(long, value_name = "TYPE", value_parser = ["tls-alpn-01", "http-01"])]
+    pub acme_challenge: Option<String>,
+
     /// Write an access log line per request to FILE, or to stdout with `-` [default: off]
     #[arg(long, value_name = "FILE")]
     pub access_log: Option<String>,

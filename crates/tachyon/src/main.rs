@@ -3,6 +3,7 @@
 //! admin, workers, signals). Wiring only: every decision about HTTP lives
 //! in the library crates.
 
+mod acme;
 mod activation;
 mod background;
 mod certs;
@@ -26,6 +27,7 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2};
 use signal_hook::iterator::Signals;
 use tachyon_http::response::{Field, Name};
 use tachyon_server::access::LogWriter;
+use tachyon_server::acme::{CertificateBoard, Challenges};
 use tachyon_server::admin::{Admin, Reloads};
 use tachyon_server::{
     Endpoint, Generation, Https, ListenOptions, Listeners, Live, Observe, Scheme, Shutdown,
@@ -105,7 +107,8 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
     // triggers a rebuild instead of being missed.
     let watch = watch(&settings);
     let site = Site::load(&settings, unconfined.cache_dir)?;
-    let https = https_policy(&settings, &listeners);
+    let challenges = site.tls.as_ref().and_then(|tls| tls.challenges());
+    let https = https_policy(&settings, &listeners, challenges.clone());
     cap_connections(&mut settings, fd_limit);
     announce(&settings, &site.generation, &listeners);
     let live = Arc::new(Live::new(site.generation));
@@ -115,11 +118,16 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         None => None,
     };
     let reloads = Arc::new(Reloads::default());
+    let certificates = settings
+        .acme
+        .as_ref()
+        .map(|_| Arc::new(CertificateBoard::default()));
     let admin = |board| Admin {
         board,
         live: Arc::clone(&live),
         shutdown: Arc::clone(&shutdown),
         reloads: Arc::clone(&reloads),
+        certificates: certificates.clone(),
     };
     let (handover, board) = open_admin(&settings, inherited_admin, &listeners, admin)?;
     // Every socket is bound and the access log is open: root is no longer needed.
@@ -138,6 +146,12 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         upgrading: Arc::new(AtomicBool::new(false)),
         quiet: settings.quiet,
     };
+    // Serving already: names with a stored certificate answer at once,
+    // the others once their order succeeds.
+    if let (Some(acme), Some(challenges), Some(board)) = (&settings.acme, challenges, certificates)
+    {
+        acme::start(acme.clone(), challenges, board);
+    }
     let sandboxed = settings.sandbox;
     let reloader = Reloader::new(live, settings, site.caches, site.tls, reloads);
     let reloader = start_reloading(reloader, sandboxed, &upgrades, site.pending, watch);
@@ -177,6 +191,10 @@ impl Unconfined {
             .as_deref()
             .map(privileges::lookup_user)
             .transpose()?;
+        if let Some(acme) = &settings.acme {
+            // The sandbox's rule on the ACME folder needs it to exist.
+            acme::store::Store::open(acme).context("acme.dir")?;
+        }
         Ok(Unconfined {
             user,
             cache_dir: open_cache_dir(settings),
@@ -608,7 +626,11 @@ fn endpoints(settings: &Settings) -> Vec<Endpoint> {
 
 /// How plain and HTTPS connections differ: the redirect target's port
 /// (the first HTTPS address's) and `Strict-Transport-Security`.
-fn https_policy(settings: &Settings, listeners: &Listeners) -> Https {
+fn https_policy(
+    settings: &Settings,
+    listeners: &Listeners,
+    challenges: Option<Arc<Challenges>>,
+) -> Https {
     let Some(tls) = &settings.tls else {
         return Https::default();
     };
@@ -627,5 +649,6 @@ fn https_policy(settings: &Settings, listeners: &Listeners) -> Https {
             .filter(|_| tls.redirect_https)
             .map(|e| e.addr.port()),
         fields: hsts.into_iter().chain(alt_svc).collect(),
+        challenges,
     }
 }

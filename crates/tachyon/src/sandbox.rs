@@ -1,7 +1,10 @@
 //! The sandbox: Landlock confines the process, for the rest of its life,
 //! to reading what it serves and needs (its roots, certificates, config
 //! file, its own binary and the system's shared libraries for an upgrade's
-//! exec) and writing only its access log's folder and its cache folder.
+//! exec) and writing only its access log's folder and its cache folder;
+//! with `--acme`, also its ACME folder, and reading what an HTTPS client
+//! of the CA needs (the CA root given, else the system's roots, and the
+//! resolver's files).
 //!
 //! It is applied first thing in `run`, on the main thread, before any other
 //! thread exists: Landlock binds the calling thread and what it starts
@@ -106,6 +109,8 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
     // even one the policy then leaves out. Names are not contents.
     let everywhere = vec![PathBuf::from("/")];
 
+    let (acme_dir, acme_read) = acme_paths(settings);
+    let acme_rights = cache_rights | AccessFs::MakeDir | AccessFs::RemoveDir;
     let status = Ruleset::default()
         .handle_access(AccessFs::from_all(ABI_WANTED))?
         .create()?
@@ -116,6 +121,8 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
         .add_rules(path_beneath_rules(&log_folder, log_rights))?
         .add_rules(path_beneath_rules(&temp, temp_rights))?
         .add_rules(path_beneath_rules(&cache, cache_rights))?
+        .add_rules(path_beneath_rules(&acme_dir, acme_rights))?
+        .add_rules(path_beneath_rules(&acme_read, read))?
         .restrict_self()?;
     Ok(match status.ruleset {
         RulesetStatus::FullyEnforced => Confinement::Full,
@@ -151,6 +158,40 @@ fn outside_targets(settings: &Settings) -> Vec<PathBuf> {
         }
     }
     targets
+}
+
+/// With `--acme`: its folder (made before the rules, which name inodes),
+/// and what the client of the CA reads: the CA root given or the system's
+/// roots, and the files name resolution reads.
+fn acme_paths(settings: &Settings) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let Some(acme) = &settings.acme else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut read: Vec<PathBuf> = [
+        "/etc/resolv.conf",
+        "/etc/hosts",
+        "/etc/nsswitch.conf",
+        "/etc/gai.conf",
+        "/etc/host.conf",
+    ]
+    .map(PathBuf::from)
+    .into_iter()
+    .filter(|p| p.exists())
+    .collect();
+    match &acme.ca_root {
+        Some(root) => read.push(root.clone()),
+        None => read.extend(
+            [
+                "/etc/ssl/certs",
+                "/usr/share/ca-certificates",
+                "/etc/ca-certificates",
+            ]
+            .map(PathBuf::from)
+            .into_iter()
+            .filter(|p| p.exists()),
+        ),
+    }
+    (vec![acme.dir.clone()], read)
 }
 
 /// The folders holding the certificates and keys, and those of the files

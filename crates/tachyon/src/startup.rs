@@ -55,6 +55,12 @@ pub(crate) fn check(settings: &Settings, endpoints: &[Endpoint]) -> anyhow::Resu
     if let Some(user) = &settings.user {
         crate::privileges::lookup_user(user)?;
     }
+    if let Some(acme) = &settings.acme {
+        say(&crate::acme::describe(acme));
+        if let Some(missing) = challenge_listener_missing(settings, acme.challenge) {
+            crate::warn(&missing);
+        }
+    }
     let files: usize = std::iter::once(generation.default_snapshot())
         .chain(generation.virtual_snapshots())
         .map(|s| s.stats().files)
@@ -70,6 +76,35 @@ pub(crate) fn check(settings: &Settings, endpoints: &[Endpoint]) -> anyhow::Resu
         }
     ));
     Ok(())
+}
+
+/// Where a public CA connects to validate: port 443 for TLS-ALPN-01, a
+/// plain listener on port 80 for HTTP-01 (RFC 8737 §3, RFC 8555 §8.3).
+fn challenge_listener_missing(
+    settings: &Settings,
+    challenge: tachyon::config::Challenge,
+) -> Option<String> {
+    use tachyon::config::Challenge;
+    let (port, addresses, kind) = match challenge {
+        Challenge::TlsAlpn01 => (
+            443,
+            settings
+                .tls
+                .as_ref()
+                .map(|t| t.listen.clone())
+                .unwrap_or_default(),
+            "HTTPS",
+        ),
+        Challenge::Http01 => (80, settings.listen.clone(), "plain"),
+    };
+    if addresses.iter().any(|a| a.port() == port) {
+        return None;
+    }
+    Some(format!(
+        "acme: a CA validates {} on port {port}, and no {kind} address listens on it: \
+         forward that port here (or use a test CA that connects elsewhere)",
+        challenge.name()
+    ))
 }
 
 /// A site holding more than this in memory is served before its variants

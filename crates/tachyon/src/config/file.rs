@@ -59,6 +59,8 @@ pub struct ConfigFile {
     pub limits: FileLimits,
     #[serde(default)]
     pub tls: FileTls,
+    #[serde(default)]
+    pub acme: FileAcme,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<FileHeaders>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -96,6 +98,22 @@ pub struct FileTls {
     pub redirect_https: Option<bool>,
     /// `Strict-Transport-Security` max-age; absent: not sent.
     pub hsts: Option<String>,
+}
+
+/// The `[acme]` table: certificates from an ACME CA.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileAcme {
+    pub enabled: Option<bool>,
+    pub domains: Option<Vec<String>>,
+    pub email: Option<String>,
+    pub directory: Option<String>,
+    pub staging: Option<bool>,
+    pub ca_root: Option<PathBuf>,
+    pub dir: Option<PathBuf>,
+    /// "tls-alpn-01" or "http-01".
+    pub challenge: Option<String>,
 }
 
 /// The `[log]` table.

@@ -18,10 +18,11 @@ use tachyon_server::Limits;
 use tachyon_snapshot::{Compression, HeaderRule, LoadOptions, RedirectRule, Symlinks};
 
 use super::file::{
-    ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileLog, FileRedirect, FileTls,
+    ConfigFile, FileAcme, FileCompression, FileHeaders, FileHost, FileLimits, FileLog,
+    FileRedirect, FileTls,
 };
 use super::units::{parse_duration, parse_size};
-use super::{Identity, KeyFiles, TlsSettings};
+use super::{AcmeSettings, Challenge, Identity, KeyFiles, TlsSettings};
 use super::{LogSettings, VirtualHost};
 use crate::cli::Args;
 
@@ -30,6 +31,14 @@ pub const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
 
 /// Where HTTPS listens when a certificate is given and no address.
 pub const DEFAULT_HTTPS: &str = "0.0.0.0:8443";
+
+/// Where HTTPS listens with `--acme` and no address: a CA validates
+/// TLS-ALPN-01 on port 443, and the names are the public site's.
+pub const DEFAULT_ACME_HTTPS: &str = "0.0.0.0:443";
+
+/// Let's Encrypt's production and staging directories.
+pub const LETS_ENCRYPT: &str = "https://acme-v02.api.letsencrypt.org/directory";
+pub const LETS_ENCRYPT_STAGING: &str = "https://acme-staging-v02.api.letsencrypt.org/directory";
 
 /// A value from the command line or the file, parsed, else `default`.
 fn pick<T>(
@@ -81,7 +90,7 @@ pub(super) fn cache(args: &Args, file: &ConfigFile) -> anyhow::Result<(Option<Pa
 }
 
 fn default_cache_dir() -> Option<PathBuf> {
-    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(dirs) = var("CACHE_DIRECTORY") {
         // systemd lists one folder per CacheDirectory= entry, ':'-separated.
         let first = dirs.to_string_lossy().split(':').next()?.to_string();
@@ -128,10 +137,33 @@ pub(super) fn tls(
     args: &Args,
     file: &FileTls,
     hosts: &[VirtualHost],
+    acme: Option<&AcmeSettings>,
 ) -> anyhow::Result<Option<TlsSettings>> {
     let cert = args.tls_cert.clone().or(file.cert.clone());
     let key = args.tls_key.clone().or(file.key.clone());
     let self_signed = args.tls_self_signed || file.self_signed.unwrap_or(false);
+    if let Some(acme) = acme {
+        if cert.is_some() || self_signed {
+            bail!("acme: the certificate is ordered, so tls.cert, tls.key and tls.self_signed must be left out");
+        }
+        return Ok(Some(TlsSettings {
+            listen: addresses(
+                &args.https,
+                file.listen.as_ref(),
+                DEFAULT_ACME_HTTPS,
+                "tls.listen",
+            )?,
+            identity: Identity::Acme(acme.files()),
+            redirect_https: args.redirect_https || file.redirect_https.unwrap_or(false),
+            hsts: pick(
+                args.hsts.as_ref(),
+                file.hsts.as_ref(),
+                "tls.hsts",
+                None,
+                |text| parse_duration(text).map(Some),
+            )?,
+        }));
+    }
     let identity = match (cert, key, self_signed) {
         (Some(_), Some(_), true) => {
             bail!("tls.self_signed: cannot be combined with a certificate (tls.cert)")
@@ -175,6 +207,130 @@ pub(super) fn tls(
         redirect_https,
         hsts,
     }))
+}
+
+/// Automatic certificates, when `--acme` (or `acme.enabled`) asks for
+/// them; the other `acme` options without it are errors.
+pub(super) fn acme(
+    args: &Args,
+    file: &FileAcme,
+    hosts: &[VirtualHost],
+) -> anyhow::Result<Option<AcmeSettings>> {
+    let on = args.acme || file.enabled.unwrap_or(false);
+    if !on {
+        let given = !args.domains.is_empty()
+            || args.acme_email.is_some()
+            || args.acme_directory.is_some()
+            || args.acme_staging
+            || args.acme_ca_root.is_some()
+            || args.acme_dir.is_some()
+            || args.acme_challenge.is_some();
+        if given {
+            bail!("acme: --domain and the other --acme-* options need --acme");
+        }
+        return Ok(None);
+    }
+    let domains = acme_domains(args, file, hosts)?;
+    let staging = args.acme_staging || file.staging.unwrap_or(false);
+    let directory = match (
+        args.acme_directory.clone().or(file.directory.clone()),
+        staging,
+    ) {
+        (Some(_), true) => bail!("acme.directory: cannot be combined with acme.staging"),
+        (Some(url), false) if !url.starts_with("https://") => {
+            bail!("acme.directory: {url:?} is not an https:// URL")
+        }
+        (Some(url), false) => url,
+        (None, true) => LETS_ENCRYPT_STAGING.to_string(),
+        (None, false) => LETS_ENCRYPT.to_string(),
+    };
+    let challenge = match args.acme_challenge.as_deref().or(file.challenge.as_deref()) {
+        None | Some("tls-alpn-01") => Challenge::TlsAlpn01,
+        Some("http-01") => Challenge::Http01,
+        Some(other) => {
+            bail!("acme.challenge: {other:?}: the challenges are tls-alpn-01 and http-01")
+        }
+    };
+    let email = args.acme_email.clone().or(file.email.clone());
+    if let Some(email) = &email {
+        if !email.contains('@') || email.contains(char::is_whitespace) {
+            bail!("acme.email: {email:?} is not an email address");
+        }
+    }
+    let dir = match args.acme_dir.clone().or(file.dir.clone()) {
+        Some(dir) => dir,
+        None => default_acme_dir()?,
+    };
+    Ok(Some(AcmeSettings {
+        domains,
+        email,
+        directory,
+        ca_root: args.acme_ca_root.clone().or(file.ca_root.clone()),
+        dir,
+        challenge,
+    }))
+}
+
+/// The names to order for: given, else every virtual host's; lowercase,
+/// each a DNS name a CA can validate over TLS-ALPN-01 or HTTP-01.
+fn acme_domains(
+    args: &Args,
+    file: &FileAcme,
+    hosts: &[VirtualHost],
+) -> anyhow::Result<Vec<String>> {
+    let given = match (&args.domains[..], &file.domains) {
+        ([], Some(listed)) => listed.clone(),
+        ([], None) => hosts.iter().flat_map(|h| h.names.clone()).collect(),
+        (given, _) => given.to_vec(),
+    };
+    let mut domains: Vec<String> = Vec::new();
+    for name in given {
+        let name = name.trim_end_matches('.').to_ascii_lowercase();
+        if name.starts_with("*.") {
+            bail!("acme.domains: {name}: a wildcard needs the DNS-01 challenge, which tachyon does not answer");
+        }
+        let label_ok = |l: &str| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        };
+        let dotted = name.contains('.') || name == "localhost";
+        if name.len() > 253 || !dotted || !name.split('.').all(label_ok) {
+            bail!("acme.domains: {name:?} is not a DNS name a CA can issue for");
+        }
+        if !domains.contains(&name) {
+            domains.push(name);
+        }
+    }
+    if domains.is_empty() {
+        bail!("acme: no name to order a certificate for: give --domain NAME (or virtual hosts' names)");
+    }
+    Ok(domains)
+}
+
+/// `$STATE_DIRECTORY` (systemd's `StateDirectory=`), else
+/// `$XDG_STATE_HOME/tachyon/acme`, else `~/.local/state/tachyon/acme`.
+fn default_acme_dir() -> anyhow::Result<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dirs) = var("STATE_DIRECTORY") {
+        // systemd lists several folders with colons; the first is ours.
+        let first = dirs
+            .to_string_lossy()
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        return Ok(PathBuf::from(first));
+    }
+    if let Some(state) = var("XDG_STATE_HOME") {
+        return Ok(PathBuf::from(state).join("tachyon/acme"));
+    }
+    match var("HOME") {
+        Some(home) => Ok(PathBuf::from(home).join(".local/state/tachyon/acme")),
+        None => bail!("acme.dir: no $STATE_DIRECTORY, $XDG_STATE_HOME or $HOME to keep certificates in: give --acme-dir"),
+    }
 }
 
 pub(super) fn log(args: &Args, file: &FileLog) -> anyhow::Result<LogSettings> {

@@ -17,7 +17,8 @@ use tachyon_snapshot::LoadOptions;
 
 use crate::cli::Args;
 use file::{
-    ConfigFile, FileCompression, FileHeaders, FileHost, FileLimits, FileLog, FileRedirect, FileTls,
+    ConfigFile, FileAcme, FileCompression, FileHeaders, FileHost, FileLimits, FileLog,
+    FileRedirect, FileTls,
 };
 pub use merge::{DEFAULT_HTTPS, DEFAULT_LISTEN};
 pub use units::{format_duration, format_size, parse_duration, parse_size};
@@ -47,6 +48,56 @@ pub enum Identity {
     SelfSigned,
     /// None: only the virtual hosts' names get a handshake.
     VirtualHostsOnly,
+    /// Ordered from an ACME CA (`--acme`) and kept in these files, which
+    /// do not exist until the first order succeeds.
+    Acme(KeyFiles),
+}
+
+/// How the CA validates that the names are ours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Challenge {
+    /// TLS-ALPN-01 (RFC 8737): inside a TLS handshake on port 443.
+    TlsAlpn01,
+    /// HTTP-01 (RFC 8555 §8.3): a token on a plain listener on port 80.
+    Http01,
+}
+
+impl Challenge {
+    pub fn name(self) -> &'static str {
+        match self {
+            Challenge::TlsAlpn01 => "tls-alpn-01",
+            Challenge::Http01 => "http-01",
+        }
+    }
+}
+
+/// Automatic certificates, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcmeSettings {
+    /// Every name of the one certificate ordered, lowercase.
+    pub domains: Vec<String>,
+    pub email: Option<String>,
+    pub directory: String,
+    pub ca_root: Option<PathBuf>,
+    pub dir: PathBuf,
+    pub challenge: Challenge,
+}
+
+impl AcmeSettings {
+    /// The folder of the certificate for these names (named by the first).
+    pub fn certificate_dir(&self) -> PathBuf {
+        self.dir.join(&self.domains[0])
+    }
+
+    /// The certificate file: its chain, then its key, in one file that one
+    /// rename replaces (a reload never pairs a new key with an old chain).
+    pub fn files(&self) -> KeyFiles {
+        let file = self.certificate_dir().join("certificate.pem");
+        KeyFiles {
+            cert: file.clone(),
+            key: file,
+        }
+    }
 }
 
 /// HTTPS, checked.
@@ -84,6 +135,8 @@ pub struct Settings {
     pub limits: Limits,
     /// HTTPS, when a certificate is configured.
     pub tls: Option<TlsSettings>,
+    /// Certificates ordered from an ACME CA (`--acme`).
+    pub acme: Option<AcmeSettings>,
     pub log: LogSettings,
     /// The admin listener's address, when on.
     pub admin: Option<SocketAddr>,
@@ -164,11 +217,13 @@ impl Settings {
         load.redirects = merge::redirects(&file.redirects)?;
         let hosts = merge::virtual_hosts(&file.hosts, &load, listing_by_default)?;
         let (cache_dir, cache_max_size) = merge::cache(args, &file)?;
+        let acme = merge::acme(args, &file.acme, &hosts)?;
         Ok(Settings {
             listen: merge::listen(args, &file)?,
             threads: merge::threads(args, &file)?,
             loopback_congestion: merge::loopback_congestion(args, &file)?,
-            tls: merge::tls(args, &file.tls, &hosts)?,
+            tls: merge::tls(args, &file.tls, &hosts, acme.as_ref())?,
+            acme,
             log: merge::log(args, &file.log)?,
             admin: merge::admin(args, &file)?,
             user: args.user.clone().or(file.user.clone()),
@@ -278,6 +333,19 @@ impl Settings {
                     hsts: tls.hsts.map(format_duration),
                 }
             }),
+            acme: self
+                .acme
+                .as_ref()
+                .map_or_else(FileAcme::default, |acme| FileAcme {
+                    enabled: Some(true),
+                    domains: Some(acme.domains.clone()),
+                    email: acme.email.clone(),
+                    directory: Some(acme.directory.clone()),
+                    staging: None,
+                    ca_root: acme.ca_root.clone(),
+                    dir: Some(acme.dir.clone()),
+                    challenge: Some(acme.challenge.name().to_string()),
+                }),
             headers: self.headers.clone(),
             redirects: self.redirects.clone(),
             hosts: self.file_hosts.clone(),

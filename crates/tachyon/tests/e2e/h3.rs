@@ -302,3 +302,41 @@ fn retry_asks_new_clients_to_prove_their_address_under_load() {
     assert_eq!(h3(at, &["/a.txt"])[0]["body"], "proved");
     assert_eq!(retried_after(&calm, 1), 0);
 }
+
+/// SIGTERM while a 10 MiB response is in flight over HTTP/3: the client
+/// gets GOAWAY (a QUIC connection cannot move to another process, so it
+/// is told to come back on a new one), the response arrives whole, and
+/// the server exits once it is sent.
+#[test]
+fn a_drain_finishes_the_http3_response_in_flight_then_exits() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let site = TestSite::new();
+    let body: Vec<u8> = (0..10u32 << 20).map(|i| (i % 251) as u8).collect();
+    site.file("big.bin", &body);
+    let (mut server, at) = start(&site, &[]);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/clients/h3client.py");
+    let mut client = Command::new("python3")
+        .arg(script)
+        .args(["--addr", &at.to_string(), "--pause-after-first-data", "1"])
+        .arg("/big.bin")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut lines = BufReader::new(client.stdout.take().unwrap()).lines();
+    let first = lines.next().and_then(Result::ok).unwrap_or_default();
+    assert!(first.contains("started"), "{first}");
+    // The body is on its way and the client reads nothing for a second.
+    server.signal(rustix::process::Signal::TERM);
+    let last = lines.map_while(Result::ok).last().unwrap_or_default();
+    let _ = client.wait();
+    let got: Value = serde_json::from_str(&last).expect("a JSON line");
+    assert_eq!(got["status"], 200, "{got}");
+    assert_eq!(got["len"], body.len(), "{got}");
+    assert_eq!(got["sha256"], sha256_hex(&body).as_str());
+    assert_eq!(got["goaway"], true, "no GOAWAY during the drain: {got}");
+    let exited = crate::support::eventually(Duration::from_secs(10), || {
+        matches!(server.child.try_wait(), Ok(Some(_)))
+    });
+    assert!(exited, "the server did not exit after the drain");
+}

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod acme;
 mod balance;
 mod basic;
 mod cli;

@@ -3,12 +3,16 @@ connection, all at once, and one JSON line per response (status, fields,
 body length and SHA-256, and the body itself when it is short text).
 
     python3 h3client.py --addr 127.0.0.1:8443 [--method GET] [-H 'name: value']...
-                        [--garbage N] [--stop-reading] PATH...
+                        [--garbage N] [--stop-reading] [--pause-after-first-data S]
+                        PATH...
 
 --garbage N sends N datagrams of random bytes to the server between the
 handshake and the requests; --stop-reading asks for the paths, reads
 nothing of the bodies for 3 s (its flow-control windows stay shut), then
-closes. The certificate is not checked: the specs make their own.
+closes. --pause-after-first-data S prints {"started": true} when the first
+body bytes arrive and then stops the whole client for S seconds (a request
+certainly in flight, for a drain spec), and notes whether the server's
+GOAWAY arrived. The certificate is not checked: the specs make their own.
 """
 
 import argparse
@@ -26,7 +30,24 @@ from aioquic.h3.events import DataReceived, HeadersReceived
 from aioquic.quic.configuration import QuicConfiguration
 
 
+# aioquic skips a GOAWAY's payload without an event of its own; it checks
+# every control frame's type first, so that check is watched instead.
+_check_control_frame_type = H3Connection._check_control_frame_type
+
+
+def _watched_control_frame_type(self, frame_type):
+    if frame_type == 0x7:
+        Client.goaway = True
+    return _check_control_frame_type(self, frame_type)
+
+
+H3Connection._check_control_frame_type = _watched_control_frame_type
+
+
 class Client(QuicConnectionProtocol):
+    pause = 0.0
+    goaway = False
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.http = H3Connection(self._quic)
@@ -40,6 +61,10 @@ class Client(QuicConnectionProtocol):
             if isinstance(ev, HeadersReceived):
                 state["headers"].extend(ev.headers)
             elif isinstance(ev, DataReceived):
+                if not state["body"] and Client.pause:
+                    print(json.dumps({"started": True}), flush=True)
+                    __import__("time").sleep(Client.pause)
+                    Client.pause = 0.0
                 state["body"].extend(ev.data)
             if getattr(ev, "stream_ended", False) and not state["done"].done():
                 state["done"].set_result(None)
@@ -104,6 +129,7 @@ async def main():
     parser.add_argument("--garbage", type=int, default=0)
     parser.add_argument("--stop-reading", action="store_true")
     parser.add_argument("--timeout", type=float, default=20)
+    parser.add_argument("--pause-after-first-data", type=float, default=0.0)
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args()
     extra = []
@@ -122,6 +148,7 @@ async def main():
         # length, RFC 9110 §9.3.2) against its empty body and closes the
         # connection; the length is what the spec checks.
         H3Connection._check_content_length = lambda self, stream: None
+    Client.pause = args.pause_after_first_data
     host, port = args.addr.rsplit(":", 1)
     async with connect(host, int(port), configuration=config, create_protocol=Client) as client:
         if args.garbage:
@@ -144,7 +171,12 @@ async def main():
         ]
         results = await asyncio.wait_for(asyncio.gather(*tasks), args.timeout)
         for state in results:
-            print(json.dumps(summary(state)))
+            out = summary(state)
+            if args.pause_after_first_data:
+                # The server's GOAWAY may trail the last response.
+                await asyncio.sleep(0.5)
+                out["goaway"] = Client.goaway
+            print(json.dumps(out))
 
 
 if __name__ == "__main__":
