@@ -249,8 +249,15 @@ fn tls_alpn_01_gets_a_certificate_curl_verifies_within_three_seconds() {
         },
     );
     let root = pebble.issuing_root();
+    let admin = format!("127.0.0.1:{}", free_port());
     let started = Instant::now();
-    let server = tachyon(&site, &pebble, &site.path("acme"), (http, tls), &[]);
+    let server = tachyon(
+        &site,
+        &pebble,
+        &site.path("acme"),
+        (http, tls),
+        &["--admin", &admin],
+    );
     let mut last = String::new();
     let served = eventually(Duration::from_secs(20), || {
         match verified_get(&root, tls, "/index.html") {
@@ -268,6 +275,20 @@ fn tls_alpn_01_gets_a_certificate_curl_verifies_within_three_seconds() {
     assert!(server
         .wait_for_line("issued by", Duration::from_secs(1))
         .is_some());
+    // Seen in /metrics and /status.
+    let (_, metrics, _) = run("curl", &["-sf", &format!("http://{admin}/metrics")]);
+    let expiry = format!("tachyon_tls_certificate_expiry_timestamp_seconds{{name=\"{NAME}\"}}");
+    assert!(metrics.contains(&expiry), "{metrics}");
+    assert!(
+        metrics.contains("tachyon_acme_orders_total{result=\"success\"} 1"),
+        "{metrics}"
+    );
+    let (_, status, _) = run("curl", &["-sf", &format!("http://{admin}/status")]);
+    let status: serde_json::Value = serde_json::from_str(&status).unwrap();
+    let certificate = &status["certificates"][0];
+    assert_eq!(certificate["names"][0], NAME, "{status}");
+    assert!(certificate["not_after"].as_i64().unwrap() > 0, "{status}");
+    assert!(certificate["issuer"].as_str().unwrap().contains("Pebble"), "{status}");
     // Stored privately.
     use std::os::unix::fs::PermissionsExt;
     let file = site.path(&format!("acme/{NAME}/certificate.pem"));
@@ -433,6 +454,7 @@ fn a_renewal_under_load_fails_no_request_and_the_next_connection_gets_the_new_se
         .output()
         .expect("wrk");
     let report = String::from_utf8_lossy(&load.stdout);
+    eprintln!("wrk across the renewal:\n{report}");
     assert!(!report.contains("Socket errors"), "{report}");
     assert!(!report.contains("Non-2xx"), "{report}");
     let renewed = served_serial(tls);
