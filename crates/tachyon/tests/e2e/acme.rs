@@ -7,17 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{eventually, run, Server, TestSite};
+use crate::support::{eventually, free_port, run, Server, TestSite};
 
 const NAME: &str = "site.tachyon.test";
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// pebble and its DNS, on ports of their own; killed on drop.
 struct Pebble {
@@ -226,38 +218,64 @@ fn served_serial(port: u16) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-fn ports() -> (u16, u16) {
-    (free_port(), free_port())
+/// A site, pebble, and the ports tachyon listens on: plain HTTP (where
+/// pebble validates HTTP-01) and HTTPS.
+struct Setup {
+    // Before the site: pebble's files are in it.
+    pebble: Pebble,
+    site: TestSite,
+    http: u16,
+    tls: u16,
 }
 
-fn site() -> TestSite {
+/// Where pebble validates TLS-ALPN-01.
+#[derive(PartialEq)]
+enum TlsAlpn {
+    /// On tachyon's HTTPS port.
+    Here,
+    /// On a port nothing listens on.
+    Nowhere,
+}
+
+fn setup(tls_alpn: TlsAlpn, validity_s: u64) -> Setup {
     let site = TestSite::new();
     site.file("index.html", "hello over automatic https\n");
-    site
-}
-
-#[test]
-fn tls_alpn_01_gets_a_certificate_curl_verifies_within_three_seconds() {
-    let site = site();
-    let (http, tls) = ports();
+    let (http, tls) = (free_port(), free_port());
+    let tls_port = match tls_alpn {
+        TlsAlpn::Here => tls,
+        TlsAlpn::Nowhere => free_port(),
+    };
     let pebble = Pebble::start(
         &site,
         PebbleSetup {
             http_port: http,
-            tls_port: tls,
-            validity_s: 3600,
+            tls_port,
+            validity_s,
         },
     );
-    let root = pebble.issuing_root();
+    Setup {
+        pebble,
+        site,
+        http,
+        tls,
+    }
+}
+
+impl Setup {
+    /// tachyon on this setup's ports, its ACME folder `acme` in the site.
+    fn tachyon(&self, extra: &[&str]) -> Server {
+        let dir = self.site.path("acme");
+        tachyon(&self.site, &self.pebble, &dir, (self.http, self.tls), extra)
+    }
+}
+
+#[test]
+fn tls_alpn_01_gets_a_certificate_curl_verifies_within_three_seconds() {
+    let t = setup(TlsAlpn::Here, 3600);
+    let (root, tls) = (t.pebble.issuing_root(), t.tls);
     let admin = format!("127.0.0.1:{}", free_port());
     let started = Instant::now();
-    let server = tachyon(
-        &site,
-        &pebble,
-        &site.path("acme"),
-        (http, tls),
-        &["--admin", &admin],
-    );
+    let server = t.tachyon(&["--admin", &admin]);
     let mut last = String::new();
     let served = eventually(Duration::from_secs(20), || {
         match verified_get(&root, tls, "/index.html") {
@@ -288,35 +306,23 @@ fn tls_alpn_01_gets_a_certificate_curl_verifies_within_three_seconds() {
     let certificate = &status["certificates"][0];
     assert_eq!(certificate["names"][0], NAME, "{status}");
     assert!(certificate["not_after"].as_i64().unwrap() > 0, "{status}");
-    assert!(certificate["issuer"].as_str().unwrap().contains("Pebble"), "{status}");
+    assert!(
+        certificate["issuer"].as_str().unwrap().contains("Pebble"),
+        "{status}"
+    );
     // Stored privately.
     use std::os::unix::fs::PermissionsExt;
-    let file = site.path(&format!("acme/{NAME}/certificate.pem"));
+    let file = t.site.path(&format!("acme/{NAME}/certificate.pem"));
     let mode = std::fs::metadata(&file).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600, "{}", file.display());
 }
 
 #[test]
 fn http_01_gets_a_certificate_through_the_plain_listener() {
-    let site = site();
-    let (http, tls) = ports();
-    let pebble = Pebble::start(
-        &site,
-        PebbleSetup {
-            http_port: http,
-            tls_port: free_port(),
-            validity_s: 3600,
-        },
-    );
-    let root = pebble.issuing_root();
+    let t = setup(TlsAlpn::Nowhere, 3600);
+    let (root, tls) = (t.pebble.issuing_root(), t.tls);
     // The rest of plain HTTP goes to HTTPS; the challenge path does not.
-    let server = tachyon(
-        &site,
-        &pebble,
-        &site.path("acme"),
-        (http, tls),
-        &["--acme-challenge", "http-01", "--redirect-https"],
-    );
+    let server = t.tachyon(&["--acme-challenge", "http-01", "--redirect-https"]);
     let answered = server.wait_for_line("answering the http-01 challenge", Duration::from_secs(10));
     assert!(answered.is_some(), "no HTTP-01 challenge answered");
     let served = eventually(Duration::from_secs(20), || {
@@ -330,24 +336,14 @@ fn http_01_gets_a_certificate_through_the_plain_listener() {
 
 #[test]
 fn a_restart_orders_nothing_and_serves_the_stored_certificate_at_once() {
-    let site = site();
-    let (http, tls) = ports();
-    let pebble = Pebble::start(
-        &site,
-        PebbleSetup {
-            http_port: http,
-            tls_port: tls,
-            validity_s: 3600,
-        },
-    );
-    let root = pebble.issuing_root();
-    let dir = site.path("acme");
-    let first = tachyon(&site, &pebble, &dir, (http, tls), &[]);
+    let t = setup(TlsAlpn::Here, 3600);
+    let (root, tls) = (t.pebble.issuing_root(), t.tls);
+    let first = t.tachyon(&[]);
     assert!(first
         .wait_for_line("issued by", Duration::from_secs(20))
         .is_some());
     drop(first);
-    let second = tachyon(&site, &pebble, &dir, (http, tls), &[]);
+    let second = t.tachyon(&[]);
     assert_eq!(
         verified_get(&root, tls, "/index.html").as_deref(),
         Ok("hello over automatic https\n"),
@@ -363,26 +359,17 @@ fn a_restart_orders_nothing_and_serves_the_stored_certificate_at_once() {
 
 #[test]
 fn two_processes_sharing_the_folder_order_once() {
-    let site = site();
-    let (http, tls) = ports();
-    let pebble = Pebble::start(
-        &site,
-        PebbleSetup {
-            http_port: http,
-            tls_port: tls,
-            validity_s: 3600,
-        },
-    );
-    let root = pebble.issuing_root();
-    let dir = site.path("acme");
-    let first = tachyon(&site, &pebble, &dir, (http, tls), &[]);
+    let t = setup(TlsAlpn::Here, 3600);
+    let root = t.pebble.issuing_root();
+    let first = t.tachyon(&[]);
     assert!(first
         .wait_for_line("ordering a certificate", Duration::from_secs(10))
         .is_some());
     // The second starts while the first holds the lock: it waits for the
     // first's certificate and serves it, on its own ports.
-    let (http2, tls2) = ports();
-    let second = tachyon(&site, &pebble, &dir, (http2, tls2), &[]);
+    let (http2, tls2) = (free_port(), free_port());
+    let dir = t.site.path("acme");
+    let second = tachyon(&t.site, &t.pebble, &dir, (http2, tls2), &[]);
     let served = eventually(Duration::from_secs(20), || {
         verified_get(&root, tls2, "/index.html").is_ok()
     });
@@ -400,43 +387,26 @@ fn two_processes_sharing_the_folder_order_once() {
 
 #[test]
 fn a_challenge_the_ca_cannot_validate_is_reported_with_its_error() {
-    let site = site();
-    let (http, tls) = ports();
-    // pebble validates on a port nothing listens on.
-    let pebble = Pebble::start(
-        &site,
-        PebbleSetup {
-            http_port: http,
-            tls_port: free_port(),
-            validity_s: 3600,
-        },
-    );
-    let server = tachyon(&site, &pebble, &site.path("acme"), (http, tls), &[]);
+    // pebble validates TLS-ALPN-01 on a port nothing listens on.
+    let t = setup(TlsAlpn::Nowhere, 3600);
+    let server = t.tachyon(&[]);
     let line = server
         .wait_for_line("failed", Duration::from_secs(30))
         .expect("the failure is logged");
     assert!(line.contains("could not validate"), "{line}");
     assert!(line.contains("next attempt in"), "{line}");
     // Plain HTTP keeps serving meanwhile.
-    let plain = format!("http://127.0.0.1:{http}/index.html");
+    let plain = format!("http://127.0.0.1:{}/index.html", t.http);
     let (ok, body, _) = run("curl", &["-sf", &plain]);
     assert!(ok && body.contains("automatic"), "{body}");
 }
 
 #[test]
 fn a_renewal_under_load_fails_no_request_and_the_next_connection_gets_the_new_serial() {
-    let site = site();
-    let (http, tls) = ports();
     // 30 s certificates: renewed when ten seconds are left.
-    let mut pebble = Pebble::start(
-        &site,
-        PebbleSetup {
-            http_port: http,
-            tls_port: tls,
-            validity_s: 30,
-        },
-    );
-    let server = tachyon(&site, &pebble, &site.path("acme"), (http, tls), &[]);
+    let mut t = setup(TlsAlpn::Here, 30);
+    let tls = t.tls;
+    let server = t.tachyon(&[]);
     assert!(server
         .wait_for_line("issued by", Duration::from_secs(20))
         .is_some());
@@ -465,11 +435,11 @@ fn a_renewal_under_load_fails_no_request_and_the_next_connection_gets_the_new_se
     // The CA goes away: the certificate in hand is kept, the failure
     // logged with the next attempt, and the next one succeeds once the CA
     // is back.
-    pebble.stop_ca();
+    t.pebble.stop_ca();
     let failed = server.wait_for_line("failed", Duration::from_secs(30));
     assert!(failed.is_some_and(|l| l.contains("next attempt in")));
     assert_eq!(served_serial(tls), renewed, "the certificate in hand stays");
-    pebble.run_ca();
+    t.pebble.run_ca();
     assert!(server
         .wait_for_line("issued by", Duration::from_secs(60))
         .is_some());

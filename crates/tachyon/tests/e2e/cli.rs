@@ -1,6 +1,6 @@
 //! The command line: defaults, errors as one clear line, config files.
 
-use crate::support::{run_tachyon, Server, TestSite};
+use crate::support::{free_port, run_tachyon, Server, TestSite};
 
 fn tachyon(args: &[&str]) -> (i32, String, String) {
     let exit = run_tachyon(args);
@@ -176,16 +176,6 @@ fn the_example_config_is_valid_and_print_config_round_trips() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// A free loopback port (bound, read, released: the spec binds it again
-/// at once through systemd-socket-activate).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Under systemd's socket activation (here its `systemd-socket-activate`,

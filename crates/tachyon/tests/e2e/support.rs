@@ -305,6 +305,16 @@ pub fn run_tachyon<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>)
     }
 }
 
+/// A free loopback port (bound, read, released: the spec binds it again
+/// at once).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// Polls `check` every 50 ms until it holds or `within` passes.
 pub fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
     let deadline = std::time::Instant::now() + within;
