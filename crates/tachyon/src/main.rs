@@ -192,8 +192,12 @@ impl Unconfined {
             .map(privileges::lookup_user)
             .transpose()?;
         if let Some(acme) = &settings.acme {
-            // The sandbox's rule on the ACME folder needs it to exist.
-            acme::store::Store::open(acme).context("acme.dir")?;
+            // The sandbox's rule on the ACME folder needs it to exist, and
+            // the user the process becomes must own it.
+            let store = acme::store::Store::open(acme).context("acme.dir")?;
+            if let Some(user) = &user {
+                store.give_to(user.uid, user.gid).context("acme.dir")?;
+            }
         }
         Ok(Unconfined {
             user,

@@ -147,6 +147,22 @@ impl Store {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+
+    /// Hands the folders and what is in them to the user the process
+    /// becomes (`--user`), made by root before it drops privileges.
+    pub fn give_to(&self, uid: nix::unistd::Uid, gid: nix::unistd::Gid) -> anyhow::Result<()> {
+        let mut paths = vec![self.dir.clone(), self.certificate_dir.clone()];
+        for dir in [&self.dir, &self.certificate_dir] {
+            for entry in fs::read_dir(dir)?.flatten() {
+                paths.push(entry.path());
+            }
+        }
+        for path in paths {
+            nix::unistd::chown(&path, Some(uid), Some(gid))
+                .with_context(|| format!("giving {} to uid {uid}", path.display()))?;
+        }
+        Ok(())
+    }
 }
 
 /// The order lock; released when dropped.
