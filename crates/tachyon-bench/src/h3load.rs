@@ -35,6 +35,7 @@ use quinn_udp::{RecvMeta, Transmit, UdpSocketState};
 use tachyon_http::h2::hpack::{integer, string_parts};
 use tachyon_http::h3::frame::{self, kind, Frame, FrameReader};
 use tachyon_http::h3::qpack::Decoder;
+use tachyon_http::h3::Code;
 
 /// What to load, as h2load's flags say it.
 #[derive(Debug, Clone)]
@@ -281,11 +282,7 @@ impl Load {
             bail!("h3load: give -n REQUESTS or -D SECONDS");
         }
         loop {
-            let now = Instant::now();
-            let handles: Vec<ConnectionHandle> = self.clients.keys().copied().collect();
-            for ch in handles {
-                self.drive(ch, now);
-            }
+            self.drive_all();
             if self.finished() {
                 break;
             }
@@ -296,15 +293,20 @@ impl Load {
         Ok(std::mem::take(&mut self.tally))
     }
 
+    /// Gives every connection its turn.
+    fn drive_all(&mut self) {
+        let now = Instant::now();
+        let handles: Vec<ConnectionHandle> = self.clients.keys().copied().collect();
+        for ch in handles {
+            self.drive(ch, now);
+        }
+    }
+
     /// Keeps every connection alive, idle, for `hold`.
     fn hold(&mut self, hold: Duration) -> anyhow::Result<()> {
         let until = Instant::now() + hold;
         while Instant::now() < until {
-            let now = Instant::now();
-            let handles: Vec<ConnectionHandle> = self.clients.keys().copied().collect();
-            for ch in handles {
-                self.drive(ch, now);
-            }
+            self.drive_all();
             self.wait()?;
             self.receive();
         }
@@ -316,18 +318,12 @@ impl Load {
     fn close(&mut self) {
         let now = Instant::now();
         for client in self.clients.values_mut() {
-            client
-                .conn
-                .close(now, VarInt::from_u32(0x100), Bytes::new());
+            client.conn.close(now, no_error(), Bytes::new());
             client.closing = true;
         }
         let until = now + Duration::from_secs(1);
         while !self.clients.is_empty() && Instant::now() < until {
-            let now = Instant::now();
-            let handles: Vec<ConnectionHandle> = self.clients.keys().copied().collect();
-            for ch in handles {
-                self.drive(ch, now);
-            }
+            self.drive_all();
             if self.wait().is_err() {
                 return;
             }
@@ -372,9 +368,7 @@ impl Load {
             self.start_requests(&mut client, now);
         }
         if self.fresh && !client.closing && client.opened > 0 && client.streams.is_empty() {
-            client
-                .conn
-                .close(now, VarInt::from_u32(0x100), Bytes::new());
+            client.conn.close(now, no_error(), Bytes::new());
             client.closing = true;
             if self.may_start(now) && self.connect(now).is_err() {
                 self.tally.errored += 1;
@@ -580,6 +574,11 @@ impl Load {
         };
         let _ = self.state.send((&self.socket).into(), &out);
     }
+}
+
+/// H3_NO_ERROR (RFC 9114 §8.1), the code a client closes with when done.
+fn no_error() -> VarInt {
+    VarInt::from_u32(Code::NoError as u32)
 }
 
 fn parse_status(value: &[u8]) -> u16 {

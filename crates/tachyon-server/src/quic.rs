@@ -412,10 +412,7 @@ impl Quic {
             return;
         }
         self.draining = true;
-        let handles: Vec<ConnectionHandle> = self.conns.keys().copied().collect();
-        for ch in handles {
-            self.drive(ch, cx);
-        }
+        self.drain_tick(cx);
     }
 
     /// While draining, gives every connection a turn, so that one whose

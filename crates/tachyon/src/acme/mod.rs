@@ -146,7 +146,7 @@ impl Client {
                     continue;
                 }
                 Err(e) => {
-                    self.failed(&format!("{e:#}"), None).await;
+                    self.failed(&format!("{e:#}")).await;
                     continue;
                 }
             };
@@ -174,7 +174,7 @@ impl Client {
                 Err(e) => {
                     self.board.order_failed();
                     let text = format!("{e:#}");
-                    self.failed(&text, retry_hint(&text)).await;
+                    self.failed(&text).await;
                     if text.contains("could not validate") {
                         self.challenge = match self.challenge {
                             Challenge::TlsAlpn01 => Challenge::Http01,
@@ -323,14 +323,17 @@ impl Client {
         Ok(account)
     }
 
-    /// Says what failed and when the next attempt is, and waits for it.
-    async fn failed(&mut self, error: &str, at_least: Option<Duration>) {
+    /// Says what failed and when the next attempt is, and waits for it: an
+    /// hour at least after the CA's rate limit.
+    async fn failed(&mut self, error: &str) {
         self.failures += 1;
         let backoff = FIRST_RETRY.saturating_mul(1 << self.failures.min(12).saturating_sub(1));
-        let wait = backoff.min(LAST_RETRY).max(at_least.unwrap_or_default());
-        let hint = match error.contains("rateLimited") {
-            true => " (the CA's rate limit: wait for it, and test with --acme-staging)",
-            false => "",
+        let (wait, hint) = match error.contains("rateLimited") {
+            true => (
+                LAST_RETRY,
+                " (the CA's rate limit: wait for it, and test with --acme-staging)",
+            ),
+            false => (backoff.min(LAST_RETRY), ""),
         };
         crate::warn(&format!(
             "acme: ordering a certificate for {} failed: {error}{hint}; next attempt in {}s",
@@ -360,13 +363,6 @@ impl Client {
             last_error,
         });
     }
-}
-
-/// A rate limit asks for an hour at least.
-fn retry_hint(error: &str) -> Option<Duration> {
-    error
-        .contains("rateLimited")
-        .then_some(Duration::from_secs(60 * 60))
 }
 
 /// A number fixed per certificate: the same jitter after every restart.
