@@ -16,12 +16,30 @@ pub enum Coding {
     Br,
     Zstd,
     Gzip,
+    /// Brotli against a dictionary the client holds (RFC 9842 §4.1).
+    Dcb,
+    /// Zstandard against a dictionary the client holds (RFC 9842 §4.2).
+    Dcz,
 }
 
 impl Coding {
-    /// Every coding, in the server's order of preference when q-values tie:
-    /// brotli and zstd are denser than gzip for web text.
+    /// Every coding a file's bytes alone make, in the server's order of
+    /// preference when q-values tie: brotli and zstd are denser than gzip
+    /// for web text. The dictionary codings are not among them: they are
+    /// chosen by [`delta`], never by [`choose`].
     pub const ALL: [Coding; 3] = [Coding::Br, Coding::Zstd, Coding::Gzip];
+
+    /// The dictionary codings, in the server's order of preference.
+    pub const DELTAS: [Coding; 2] = [Coding::Dcb, Coding::Dcz];
+
+    /// Every coding, in declaration order (`coding as usize` indexes it).
+    pub const EVERY: [Coding; 5] = [
+        Coding::Br,
+        Coding::Zstd,
+        Coding::Gzip,
+        Coding::Dcb,
+        Coding::Dcz,
+    ];
 
     /// The token used in `Accept-Encoding` and `Content-Encoding`.
     pub fn token(self) -> &'static str {
@@ -29,7 +47,14 @@ impl Coding {
             Coding::Br => "br",
             Coding::Zstd => "zstd",
             Coding::Gzip => "gzip",
+            Coding::Dcb => "dcb",
+            Coding::Dcz => "dcz",
         }
+    }
+
+    /// True for the dictionary codings.
+    pub fn is_delta(self) -> bool {
+        matches!(self, Coding::Dcb | Coding::Dcz)
     }
 
     /// The file-name suffix of a precompressed sibling (`app.js.br`).
@@ -38,6 +63,9 @@ impl Coding {
             Coding::Br => ".br",
             Coding::Zstd => ".zst",
             Coding::Gzip => ".gz",
+            // Never a sibling on disk: a delta depends on what the client has.
+            Coding::Dcb => ".dcb",
+            Coding::Dcz => ".dcz",
         }
     }
 
@@ -76,7 +104,7 @@ pub fn choose(accept_encoding: Option<&[u8]>, offered: &[Coding]) -> Choice {
     // q-values in thousandths: 1000 is q=1.
     let mut star: Option<u16> = None;
     let mut identity: Option<u16> = None;
-    let mut explicit: [Option<u16>; 3] = [None; 3];
+    let mut explicit: [Option<u16>; Coding::ALL.len()] = [None; Coding::ALL.len()];
     for item in tokens(field) {
         let mut parts = item.split(|&b| b == b';');
         let name = trim(parts.next().unwrap_or(b""));
@@ -101,7 +129,11 @@ pub fn choose(accept_encoding: Option<&[u8]>, offered: &[Coding]) -> Choice {
             *slot = Some(slot.map_or(q, |old| old.max(q)));
         }
     }
-    let weight = |c: Coding| explicit[c as usize].or(star).unwrap_or(0);
+    // Deltas are never a plain choice: they depend on what the client holds.
+    let weight = |c: Coding| match explicit.get(c as usize) {
+        Some(q) => q.or(star).unwrap_or(0),
+        None => 0,
+    };
     let best = offered
         .iter()
         .copied()
@@ -116,6 +148,61 @@ pub fn choose(accept_encoding: Option<&[u8]>, offered: &[Coding]) -> Choice {
         Some(c) => Choice::Encoded(c),
         None => Choice::NotAcceptable,
     }
+}
+
+/// The dictionary coding to send, if the client named one with a weight
+/// above zero (RFC 9842 §4: a client lists `dcb`/`dcz` only when it sends
+/// `Available-Dictionary`; `*` does not count, it predates them) and the
+/// resource has a delta in it (`offered`, in the server's preference).
+pub fn delta(accept_encoding: &[u8], offered: &[Coding]) -> Option<Coding> {
+    let mut best: Option<(u16, Coding)> = None;
+    for item in tokens(accept_encoding) {
+        let mut parts = item.split(|&b| b == b';');
+        let name = trim(parts.next().unwrap_or(b""));
+        let Some(&coding) = offered
+            .iter()
+            .find(|c| name.eq_ignore_ascii_case(c.token().as_bytes()))
+        else {
+            continue;
+        };
+        let mut q = 1000;
+        for param in parts {
+            let param = trim(param);
+            if let Some(value) = param
+                .strip_prefix(b"q=")
+                .or_else(|| param.strip_prefix(b"Q="))
+            {
+                q = qvalue(value).unwrap_or(0);
+            }
+        }
+        let rank = |c: Coding| offered.iter().position(|&o| o == c);
+        let better = match best {
+            None => true,
+            Some((bq, bc)) => q > bq || (q == bq && rank(coding) < rank(bc)),
+        };
+        if q > 0 && better {
+            best = Some((q, coding));
+        }
+    }
+    best.map(|(_, coding)| coding)
+}
+
+/// The SHA-256 an `Available-Dictionary` field names: a Structured Field
+/// byte sequence (`:` base64 `:`, RFC 8941 §3.3.5) of exactly 32 bytes
+/// (RFC 9842 §2.2). Anything else is `None`: a malformed field is ignored,
+/// never an error.
+pub fn available_dictionary(field: &[u8]) -> Option<[u8; 32]> {
+    use base64::Engine as _;
+    let inner = trim(field).strip_prefix(b":")?.strip_suffix(b":")?;
+    // 32 bytes are 44 base64 characters with one `=` of padding.
+    if inner.len() != 44 {
+        return None;
+    }
+    let mut hash = [0u8; 32];
+    let n = base64::engine::general_purpose::STANDARD
+        .decode_slice(inner, &mut hash)
+        .ok()?;
+    (n == 32).then_some(hash)
 }
 
 /// `1`, `1.000`, `0.5`, `0` … as thousandths (RFC 9110 §12.4.2).
@@ -172,6 +259,50 @@ mod tests {
         assert_eq!(pick("br; q=1.000", &[Br]), Choice::Encoded(Br));
         assert_eq!(pick("br;q=2", &[Br]), Choice::Identity, "bad weight");
         assert_eq!(pick("br;q=0.1234", &[Br]), Choice::Identity, "bad weight");
+    }
+
+    #[test]
+    fn a_delta_needs_its_coding_named_with_weight() {
+        let both = &[Dcb, Dcz];
+        assert_eq!(delta(b"gzip, deflate, br, zstd, dcb, dcz", both), Some(Dcb));
+        assert_eq!(delta(b"br, dcz", both), Some(Dcz));
+        assert_eq!(delta(b"dcb;q=0.5, dcz", both), Some(Dcz));
+        assert_eq!(delta(b"DCZ", &[Dcz]), Some(Dcz));
+        assert_eq!(delta(b"dcb;q=0, dcz;q=0", both), None);
+        assert_eq!(delta(b"*", both), None, "a star predates dictionaries");
+        assert_eq!(delta(b"br, gzip", both), None);
+        assert_eq!(delta(b"dcb", &[Dcz]), None, "not on offer");
+        assert_eq!(
+            pick("dcb, dcz", ALL),
+            Choice::Identity,
+            "never chosen as a plain coding"
+        );
+    }
+
+    #[test]
+    fn available_dictionary_is_a_32_byte_sf_binary() {
+        let field = b":pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4=:";
+        let hash = available_dictionary(field).unwrap();
+        assert_eq!(&hash[..4], &[0xa5, 0x91, 0xa6, 0xd4]);
+        assert_eq!(
+            available_dictionary(b" :pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4=: "),
+            Some(hash)
+        );
+        for bad in [
+            &b"pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4="[..],
+            b":pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4:",
+            b":AAAA:",
+            b":!ZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4=:",
+            b"",
+            b"::",
+        ] {
+            assert_eq!(
+                available_dictionary(bad),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
     }
 
     #[test]

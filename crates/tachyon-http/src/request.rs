@@ -88,6 +88,8 @@ pub struct RequestHead<'a> {
     pub range: Option<&'a [u8]>,
     pub if_range: Option<&'a [u8]>,
     pub accept_encoding: Option<&'a [u8]>,
+    /// The dictionary the client holds for this URL (RFC 9842 §2.2).
+    pub available_dictionary: Option<&'a [u8]>,
     pub accept: Option<&'a [u8]>,
     /// Kept for the access log only.
     pub user_agent: Option<&'a [u8]>,
@@ -171,6 +173,7 @@ pub fn parse<'a>(
         range: None,
         if_range: None,
         accept_encoding: None,
+        available_dictionary: None,
         accept: None,
         user_agent: None,
         referer: None,
@@ -267,6 +270,9 @@ fn scan_fields<'a>(
             }
             15 if name.eq_ignore_ascii_case(b"accept-encoding") => {
                 list(&mut head.accept_encoding, value, ACCEPT_ENCODING)
+            }
+            20 if name.eq_ignore_ascii_case(b"available-dictionary") => {
+                head.available_dictionary = Some(value)
             }
             17 if name.eq_ignore_ascii_case(b"if-modified-since") => {
                 head.if_modified_since = Some(value)

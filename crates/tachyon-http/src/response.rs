@@ -30,6 +30,8 @@ pub enum Name {
     RetryAfter,
     Server,
     StrictTransportSecurity,
+    /// RFC 9842 §2.1: offers the body as a compression dictionary.
+    UseAsDictionary,
     Vary,
     XContentTypeOptions,
     /// A configured header (CSP, CORS), as the configuration spelled it.
@@ -55,6 +57,7 @@ impl Name {
             Name::RetryAfter => "Retry-After",
             Name::Server => "Server",
             Name::StrictTransportSecurity => "Strict-Transport-Security",
+            Name::UseAsDictionary => "Use-As-Dictionary",
             Name::Vary => "Vary",
             Name::XContentTypeOptions => "X-Content-Type-Options",
             Name::Custom(name) => name,

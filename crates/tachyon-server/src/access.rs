@@ -522,6 +522,7 @@ mod tests {
             status: Status::Ok,
             body: 12,
             coding: None,
+            saved: 0,
         }
     }
 
@@ -542,6 +543,7 @@ mod tests {
             version: Some(Version::Http11),
             host: None,
             referer: None,
+            available_dictionary: None,
             user_agent: Some(b"ua\\1\x01\xff"),
         };
         combined(

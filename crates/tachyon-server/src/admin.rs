@@ -243,10 +243,15 @@ fn route(
 #[derive(Default)]
 struct SiteSize {
     /// Per [`ENCODINGS`]: representations held in memory and their bytes.
-    files: [u64; 4],
-    bytes: [u64; 4],
+    files: [u64; 6],
+    bytes: [u64; 6],
     disk_files: u64,
     disk_bytes: u64,
+    /// Files offered as compression dictionaries.
+    dictionaries: u64,
+    /// Earlier versions kept as dictionaries, and their bytes.
+    versions: u64,
+    versions_bytes: u64,
 }
 
 fn site_size(live: &Live) -> SiteSize {
@@ -260,11 +265,14 @@ fn site_size(live: &Live) -> SiteSize {
         size.bytes[0] += s.bytes_in_memory;
         size.disk_files += s.files_on_disk as u64;
         size.disk_bytes += s.bytes_on_disk;
-        // `Coding::ALL` is br, zstd, gzip: ENCODINGS[1..] in order.
-        for i in 0..3 {
+        // `Coding::EVERY` is ENCODINGS[1..] in order.
+        for i in 0..s.encoded_files.len() {
             size.files[i + 1] += s.encoded_files[i] as u64;
             size.bytes[i + 1] += s.encoded_bytes[i];
         }
+        size.dictionaries += s.dictionaries_offered as u64;
+        size.versions += s.versions_kept.versions as u64;
+        size.versions_bytes += s.versions_kept.bytes;
     }
     size
 }
@@ -347,6 +355,17 @@ fn requests(out: &mut String, c: &Counters) {
         "Bytes written to client sockets (before TLS), heads included.",
     );
     let _ = writeln!(out, "tachyon_sent_bytes_total {}", c.bytes_sent);
+    head(
+        out,
+        "tachyon_dictionary_saved_bytes_total",
+        "counter",
+        "Body bytes dictionary deltas (dcb, dcz) saved against the smallest ordinary representation of their file.",
+    );
+    let _ = writeln!(
+        out,
+        "tachyon_dictionary_saved_bytes_total {}",
+        c.dictionary_saved_bytes
+    );
     head(
         out,
         "tachyon_http_request_duration_seconds",
@@ -567,6 +586,31 @@ fn site(out: &mut String, admin: &Admin) {
         "Bytes of the files served from disk.",
     );
     let _ = writeln!(out, "tachyon_snapshot_disk_bytes {}", size.disk_bytes);
+    head(
+        out,
+        "tachyon_snapshot_dictionaries",
+        "gauge",
+        "Files offered to browsers as compression dictionaries (Use-As-Dictionary).",
+    );
+    let _ = writeln!(out, "tachyon_snapshot_dictionaries {}", size.dictionaries);
+    head(
+        out,
+        "tachyon_dictionary_versions",
+        "gauge",
+        "Earlier versions of files kept as dictionaries for deltas.",
+    );
+    let _ = writeln!(out, "tachyon_dictionary_versions {}", size.versions);
+    head(
+        out,
+        "tachyon_dictionary_versions_bytes",
+        "gauge",
+        "Bytes of the earlier versions kept as dictionaries (in memory, and in the cache folder when there is one).",
+    );
+    let _ = writeln!(
+        out,
+        "tachyon_dictionary_versions_bytes {}",
+        size.versions_bytes
+    );
 }
 
 fn reloads(out: &mut String, admin: &Admin) {

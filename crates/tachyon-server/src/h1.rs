@@ -230,6 +230,7 @@ fn reject(cx: &mut Serving<'_>, error: ParseError, line: &[u8], client: &Client<
         status,
         body: tachyon_http::response::ErrorPage(status).byte_len() as u64,
         coding: None,
+        saved: 0,
     };
     cx.observer.rejected(line, &summary, client);
 }

@@ -79,6 +79,9 @@ pub struct Summary {
     pub status: Status,
     pub body: u64,
     pub coding: Option<Coding>,
+    /// Body bytes a dictionary delta saved against the file's smallest
+    /// ordinary representation (0 for everything else).
+    pub saved: u64,
 }
 
 impl Reply<'_> {
@@ -104,10 +107,15 @@ impl Reply<'_> {
                 (status, error_page_len(status), None)
             }
         };
+        let saved = match self {
+            Reply::Whole(file) if !head_only => file.saving,
+            _ => 0,
+        };
         Summary {
             status,
             body: if head_only { 0 } else { body },
             coding,
+            saved,
         }
     }
 }
@@ -269,6 +277,13 @@ fn select<'f>(
         return Some(file);
     };
     let several_ranges = head.range.is_some_and(|r| r.contains(&b','));
+    if let Some(delta) = head
+        .available_dictionary
+        .filter(|_| !file.deltas.is_empty() && !several_ranges)
+        .and_then(|field| delta(accept, field, file))
+    {
+        return Some(delta);
+    }
     let mut offered = [Coding::Br; 3];
     let mut n = 0;
     if !several_ranges {
@@ -282,6 +297,24 @@ fn select<'f>(
         Choice::Encoded(coding) => file.encoding(coding).or(Some(file)),
         Choice::NotAcceptable => None,
     }
+}
+
+/// The delta from the dictionary the client holds, when the file has one
+/// in a dictionary coding the client accepts (RFC 9842 §6).
+fn delta<'f>(
+    accept: &[u8],
+    available: &[u8],
+    file: &'f Arc<Representation>,
+) -> Option<&'f Arc<Representation>> {
+    let dictionary = encoding::available_dictionary(available)?;
+    let mut offered = [Coding::Dcb; 2];
+    let mut n = 0;
+    for coding in file.delta_codings(&dictionary).take(2) {
+        offered[n] = coding;
+        n += 1;
+    }
+    let coding = encoding::delta(accept, &offered[..n])?;
+    file.delta(&dictionary, coding)
 }
 
 /// Negotiation, then preconditions, then range, for one resource.

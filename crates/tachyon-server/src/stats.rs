@@ -13,7 +13,6 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tachyon_http::encoding::Coding;
 use tachyon_http::{Method, RequestHead};
 
 use crate::access::{AccessLog, Client};
@@ -23,8 +22,9 @@ use crate::reply::Summary;
 pub const METHODS: [&str; 4] = ["GET", "HEAD", "OPTIONS", "other"];
 /// Status classes, `1xx` to `5xx`.
 pub const CLASSES: [&str; 5] = ["1xx", "2xx", "3xx", "4xx", "5xx"];
-/// Content codings of responses, identity first.
-pub const ENCODINGS: [&str; 4] = ["identity", "br", "zstd", "gzip"];
+/// Content codings of responses, identity first,
+/// then [`Coding::EVERY`](tachyon_http::encoding::Coding::EVERY) in order (the dictionary deltas last).
+pub const ENCODINGS: [&str; 6] = ["identity", "br", "zstd", "gzip", "dcb", "dcz"];
 /// Upper bounds of the request-duration histogram, in seconds. A request
 /// served from memory takes microseconds, so the low buckets are fine.
 pub const DURATION_BOUNDS: [f64; 12] = [
@@ -117,7 +117,10 @@ pub struct Counters {
     /// Requests answered over TLS (the rest over plain TCP).
     pub requests_tls: u64,
     /// Responses by [`ENCODINGS`].
-    pub encodings: [u64; 4],
+    pub encodings: [u64; 6],
+    /// Body bytes dictionary deltas saved against the smallest ordinary
+    /// representation of their file.
+    pub dictionary_saved_bytes: u64,
     /// Bytes written to sockets (plaintext bytes for TLS), heads included.
     pub bytes_sent: u64,
     /// Request-duration histogram: counts per [`DURATION_BOUNDS`] bucket
@@ -162,6 +165,7 @@ impl Counters {
         }
         self.requests_tls += other.requests_tls;
         sum(&mut self.encodings, &other.encodings);
+        self.dictionary_saved_bytes += other.dictionary_saved_bytes;
         self.bytes_sent += other.bytes_sent;
         sum(&mut self.duration_buckets, &other.duration_buckets);
         self.duration_sum_ns += other.duration_sum_ns;
@@ -292,12 +296,8 @@ impl Observer {
         let class = (summary.status.code() / 100).clamp(1, 5) as usize - 1;
         c.requests[method][class] += 1;
         c.requests_tls += u64::from(tls);
-        c.encodings[match summary.coding {
-            None => 0,
-            Some(Coding::Br) => 1,
-            Some(Coding::Zstd) => 2,
-            Some(Coding::Gzip) => 3,
-        }] += 1;
+        c.encodings[summary.coding.map_or(0, |coding| coding as usize + 1)] += 1;
+        c.dictionary_saved_bytes += summary.saved;
         if let Some(elapsed) = elapsed {
             let secs = elapsed.as_secs_f64();
             let bucket = DURATION_BOUNDS

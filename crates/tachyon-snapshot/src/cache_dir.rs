@@ -44,7 +44,7 @@ impl CacheDir {
     /// Opens (creating) the folder. Fails when it cannot be created.
     pub fn open(dir: &Path, max_bytes: u64) -> std::io::Result<CacheDir> {
         let dir = dir.join(LAYOUT);
-        for coding in Coding::ALL {
+        for coding in Coding::EVERY {
             fs::create_dir_all(dir.join(coding.token()))?;
         }
         Ok(CacheDir {
@@ -55,16 +55,35 @@ impl CacheDir {
         })
     }
 
-    fn path(&self, coding: Coding, hash: u128, len: u64) -> PathBuf {
-        self.dir
-            .join(coding.token())
-            .join(format!("{hash:032x}-{len}"))
+    /// A delta's name also carries the first half of its dictionary's hash.
+    fn path(&self, coding: Coding, hash: u128, len: u64, dictionary: Option<&[u8; 32]>) -> PathBuf {
+        let name = match dictionary {
+            None => format!("{hash:032x}-{len}"),
+            Some(d) => format!(
+                "{hash:032x}-{len}-{:032x}",
+                u128::from_be_bytes(d[..16].try_into().unwrap_or_default())
+            ),
+        };
+        self.dir.join(coding.token()).join(name)
     }
 
-    /// The stored result for this body, if there is a sound one: `Some(None)`
-    /// means "not worth encoding" was stored.
-    pub fn read(&self, coding: Coding, hash: u128, len: u64) -> Option<Option<Bytes>> {
-        let path = self.path(coding, hash, len);
+    /// The folder where one root's dictionary versions are kept (see
+    /// `dictionary::VersionStore`), named by a hash of the root's path.
+    pub(crate) fn versions_folder(&self, root: &Path) -> PathBuf {
+        let id = xxhash_rust::xxh3::xxh3_64(root.as_os_str().as_encoded_bytes());
+        self.dir.join("dict").join(format!("{id:016x}"))
+    }
+
+    /// The stored result for this body (a delta: against `dictionary`), if
+    /// there is a sound one: `Some(None)` means "not worth encoding" was stored.
+    pub fn read(
+        &self,
+        coding: Coding,
+        hash: u128,
+        len: u64,
+        dictionary: Option<&[u8; 32]>,
+    ) -> Option<Option<Bytes>> {
+        let path = self.path(coding, hash, len, dictionary);
         let mut file = fs::File::open(&path).ok()?;
         let mut data = Vec::new();
         file.read_to_end(&mut data).ok()?;
@@ -79,9 +98,16 @@ impl CacheDir {
 
     /// Stores a result; failures (a full disk, a read-only folder) only
     /// cost a compression next time.
-    pub fn write(&self, coding: Coding, hash: u128, len: u64, encoded: Option<&[u8]>) {
+    pub fn write(
+        &self,
+        coding: Coding,
+        hash: u128,
+        len: u64,
+        dictionary: Option<&[u8; 32]>,
+        encoded: Option<&[u8]>,
+    ) {
         let payload = encoded.unwrap_or_default();
-        let final_path = self.path(coding, hash, len);
+        let final_path = self.path(coding, hash, len, dictionary);
         let temp = self.dir.join(coding.token()).join(format!(
             ".tmp-{}-{}",
             std::process::id(),
@@ -115,7 +141,7 @@ impl CacheDir {
         }
         let mut entries = Vec::new();
         let mut total = 0u64;
-        for coding in Coding::ALL {
+        for coding in Coding::EVERY {
             let Ok(dir) = fs::read_dir(self.dir.join(coding.token())) else {
                 continue;
             };
@@ -188,21 +214,21 @@ mod tests {
     fn entries_round_trip_and_a_damaged_one_reads_as_absent() {
         let dir = temp_dir("round-trip");
         let cache = CacheDir::open(&dir, 1 << 20).unwrap();
-        cache.write(Coding::Br, 7, 100, Some(b"compressed"));
-        cache.write(Coding::Gzip, 7, 100, None);
+        cache.write(Coding::Br, 7, 100, None, Some(b"compressed"));
+        cache.write(Coding::Gzip, 7, 100, None, None);
         assert_eq!(
-            cache.read(Coding::Br, 7, 100),
+            cache.read(Coding::Br, 7, 100, None),
             Some(Some(Bytes::from_static(b"compressed")))
         );
-        assert_eq!(cache.read(Coding::Gzip, 7, 100), Some(None));
-        assert_eq!(cache.read(Coding::Zstd, 7, 100), None);
-        assert_eq!(cache.read(Coding::Br, 7, 101), None);
+        assert_eq!(cache.read(Coding::Gzip, 7, 100, None), Some(None));
+        assert_eq!(cache.read(Coding::Zstd, 7, 100, None), None);
+        assert_eq!(cache.read(Coding::Br, 7, 101, None), None);
 
-        let path = cache.path(Coding::Br, 7, 100);
+        let path = cache.path(Coding::Br, 7, 100, None);
         let mut bytes = fs::read(&path).unwrap();
         *bytes.last_mut().unwrap() ^= 1;
         fs::write(&path, bytes).unwrap();
-        assert_eq!(cache.read(Coding::Br, 7, 100), None);
+        assert_eq!(cache.read(Coding::Br, 7, 100, None), None);
         assert!(!path.exists(), "a damaged entry is deleted");
         let _ = fs::remove_dir_all(&dir);
     }
@@ -212,11 +238,11 @@ mod tests {
         let dir = temp_dir("trim");
         let cache = CacheDir::open(&dir, 10_000).unwrap();
         for i in 0..20u128 {
-            cache.write(Coding::Br, i, 1, Some(&[i as u8; 1000]));
+            cache.write(Coding::Br, i, 1, None, Some(&[i as u8; 1000]));
             let old = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000 + i as u64);
             let file = fs::File::options()
                 .write(true)
-                .open(cache.path(Coding::Br, i, 1))
+                .open(cache.path(Coding::Br, i, 1, None))
                 .unwrap();
             file.set_modified(old).unwrap();
         }
@@ -226,8 +252,15 @@ mod tests {
             .map(|e| e.unwrap().metadata().unwrap().len())
             .sum();
         assert!(left <= 9_000, "{left}");
-        assert_eq!(cache.read(Coding::Br, 0, 1), None, "the oldest went first");
-        assert!(cache.read(Coding::Br, 19, 1).is_some(), "the newest stayed");
+        assert_eq!(
+            cache.read(Coding::Br, 0, 1, None),
+            None,
+            "the oldest went first"
+        );
+        assert!(
+            cache.read(Coding::Br, 19, 1, None).is_some(),
+            "the newest stayed"
+        );
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -14,6 +14,7 @@ use tachyon_http::encoding::Coding;
 use tachyon_sys::Cohort;
 
 use crate::cache_dir::CacheDir;
+use crate::dictionary::{self, DictionaryPolicy, Version, VersionStore, VersionsKept};
 use crate::disk::DiskBody;
 
 /// Which codings to offer and for which files.
@@ -140,6 +141,8 @@ pub fn encode_with(coding: Coding, data: &[u8], effort: Effort) -> Option<Vec<u8
             encoder.write_all(data).ok()?;
             encoder.finish().ok()?
         }
+        // A delta needs a dictionary: `dictionary::encode_delta`.
+        Coding::Dcb | Coding::Dcz => return None,
     };
     // The output buffers are sized for the worst case; a kept encoding lives
     // as long as its generation, so it gives the slack back (with 10,000
@@ -157,6 +160,8 @@ pub struct PendingVariant {
     coding: Coding,
     data: Bytes,
     hash: u128,
+    /// For a delta: the version it is the difference from.
+    dictionary: Option<Arc<Version>>,
 }
 
 impl PendingVariant {
@@ -165,6 +170,19 @@ impl PendingVariant {
             coding,
             data: data.clone(),
             hash,
+            dictionary: None,
+        }
+    }
+
+    pub(crate) fn delta(
+        coding: Coding,
+        data: &Bytes,
+        hash: u128,
+        dictionary: &Arc<Version>,
+    ) -> PendingVariant {
+        PendingVariant {
+            dictionary: Some(Arc::clone(dictionary)),
+            ..PendingVariant::new(coding, data, hash)
         }
     }
 
@@ -184,7 +202,14 @@ impl PendingVariant {
     /// Encodes it into `cache` (the cache of the root it came from), unless
     /// it is known there already.
     pub fn build(&self, cache: &EncodeCache) {
-        cache.encode(self.coding, &self.data, self.hash);
+        match &self.dictionary {
+            None => {
+                cache.encode(self.coding, &self.data, self.hash);
+            }
+            Some(dictionary) => {
+                cache.delta(self.coding, &self.data, self.hash, dictionary);
+            }
+        }
     }
 }
 
@@ -198,6 +223,8 @@ pub struct EncodeCache {
     inner: Mutex<Generations>,
     /// Where results are also kept across restarts, when configured.
     disk: Option<Arc<CacheDir>>,
+    /// The versions of the root's dictionary files, across generations.
+    pub(crate) versions: VersionStore,
 }
 
 #[derive(Debug, Default)]
@@ -205,6 +232,8 @@ struct Generations {
     generation: u64,
     /// (coding, hash, length) → the encoding (None: not worth it).
     entries: Kept<(Coding, u128, u64), Option<Bytes>>,
+    /// (coding, hash, length, dictionary's SHA-256) → the delta.
+    deltas: Kept<(Coding, u128, u64, [u8; 32]), Option<Bytes>>,
     /// Identity bodies by (hash, length), so a generation shares the bytes
     /// of every unchanged file with the one before instead of holding a
     /// second copy: a reload of a 200 MiB site then needs 200 MiB more only
@@ -260,6 +289,7 @@ impl EncodeCache {
         EncodeCache {
             inner: Mutex::default(),
             disk: Some(disk),
+            versions: VersionStore::default(),
         }
     }
 
@@ -278,7 +308,7 @@ impl EncodeCache {
                 return Some(bytes);
             }
         }
-        let stored = self.disk.as_ref()?.read(coding, hash, key.2)?;
+        let stored = self.disk.as_ref()?.read(coding, hash, key.2, None)?;
         let mut guard = self.lock();
         let g = &mut *guard;
         Some(g.entries.keep(key, stored, g.generation))
@@ -300,11 +330,71 @@ impl EncodeCache {
         // Encode outside the lock: this is the slow part, run in parallel.
         let bytes = encode(coding, data).map(Bytes::from);
         if let Some(disk) = &self.disk {
-            disk.write(coding, hash, key.2, bytes.as_deref());
+            disk.write(coding, hash, key.2, None, bytes.as_deref());
         }
         let mut guard = self.lock();
         let g = &mut *guard;
         g.entries.keep(key, bytes, g.generation)
+    }
+
+    /// The delta of `data` from `dictionary` known without building it: from
+    /// memory, or else from the cache folder.
+    pub(crate) fn known_delta(
+        &self,
+        coding: Coding,
+        data: &Bytes,
+        hash: u128,
+        dictionary: &Version,
+    ) -> Option<Option<Bytes>> {
+        let key = (coding, hash, data.len() as u64, dictionary.sha);
+        {
+            let mut guard = self.lock();
+            let g = &mut *guard;
+            if let Some(bytes) = g.deltas.used(&key, g.generation) {
+                return Some(bytes);
+            }
+        }
+        let stored = self
+            .disk
+            .as_ref()?
+            .read(coding, hash, key.2, Some(&dictionary.sha))?;
+        let mut guard = self.lock();
+        let g = &mut *guard;
+        Some(g.deltas.keep(key, stored, g.generation))
+    }
+
+    /// The delta of `data` from `dictionary` in `coding`, from the cache or
+    /// built now and remembered.
+    pub(crate) fn delta(
+        &self,
+        coding: Coding,
+        data: &Bytes,
+        hash: u128,
+        dictionary: &Version,
+    ) -> Option<Bytes> {
+        if let Some(known) = self.known_delta(coding, data, hash, dictionary) {
+            return known;
+        }
+        let key = (coding, hash, data.len() as u64, dictionary.sha);
+        let dense = data.len() <= DENSE_MAX;
+        let bytes = dictionary::encode_delta(coding, data, dictionary, dense).map(Bytes::from);
+        if let Some(disk) = &self.disk {
+            disk.write(coding, hash, key.2, Some(&dictionary.sha), bytes.as_deref());
+        }
+        let mut guard = self.lock();
+        let g = &mut *guard;
+        g.deltas.keep(key, bytes, g.generation)
+    }
+
+    /// Starts a build of `root` for the dictionary versions.
+    pub(crate) fn begin_versions(&self, root: &std::path::Path) {
+        let folder = self.disk.as_ref().map(|d| d.versions_folder(root));
+        self.versions.begin(folder);
+    }
+
+    /// Ends a build for the dictionary versions: bounds what is kept.
+    pub(crate) fn finish_versions(&self, policy: &DictionaryPolicy) -> VersionsKept {
+        self.versions.finish(policy)
     }
 
     /// The identity body with these bytes that an earlier generation holds
@@ -354,6 +444,7 @@ impl EncodeCache {
             let mut g = self.lock();
             let generation = g.generation;
             g.entries.forget_unused(generation);
+            g.deltas.forget_unused(generation);
             g.bodies.forget_unused(generation);
             g.frozen.forget_unused(generation);
         }
@@ -416,6 +507,7 @@ mod tests {
                         .unwrap();
                     out
                 }
+                Coding::Dcb | Coding::Dcz => unreachable!("not in Coding::ALL"),
             };
             assert_eq!(decoded, text.as_bytes(), "{coding:?} {effort:?}");
         }

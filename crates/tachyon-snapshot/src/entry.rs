@@ -77,6 +77,22 @@ pub struct Representation {
     /// for encoded representations themselves and for files not worth
     /// compressing; when not empty, every representation carries `Vary`.
     pub encoded: Box<[Encoded]>,
+    /// The differences from earlier versions a browser may hold (RFC 9842),
+    /// newest dictionary first, `dcb` before `dcz` for each. When not empty,
+    /// every representation's `Vary` names `Available-Dictionary` too.
+    pub deltas: Box<[Delta]>,
+    /// For a delta: the bytes it saves against the smallest ordinary
+    /// representation of the same file (for `/metrics`); 0 otherwise.
+    pub saving: u64,
+}
+
+/// A file's representation as the difference from one earlier version.
+#[derive(Debug)]
+pub struct Delta {
+    pub coding: Coding,
+    /// The SHA-256 of the version it is the difference from.
+    pub dictionary: [u8; 32],
+    pub entry: Arc<Representation>,
 }
 
 /// A file's representation in one content coding.
@@ -102,6 +118,8 @@ impl Representation {
             h2: hpack::Prepared::default(),
             h3: qpack::Prepared::default(),
             encoded: Box::default(),
+            deltas: Box::default(),
+            saving: 0,
         }
     }
 
@@ -118,6 +136,24 @@ impl Representation {
     /// The codings on offer, for negotiation.
     pub fn codings(&self) -> impl Iterator<Item = Coding> + '_ {
         self.encoded.iter().map(|e| e.coding)
+    }
+
+    /// The dictionary codings this file has a delta in for a client holding
+    /// `dictionary`, in the server's preference order.
+    pub fn delta_codings(&self, dictionary: &[u8; 32]) -> impl Iterator<Item = Coding> + '_ {
+        let d = *dictionary;
+        self.deltas
+            .iter()
+            .filter(move |x| x.dictionary == d)
+            .map(|x| x.coding)
+    }
+
+    /// The delta from `dictionary` in `coding`, if the file has one.
+    pub fn delta(&self, dictionary: &[u8; 32], coding: Coding) -> Option<&Arc<Representation>> {
+        self.deltas
+            .iter()
+            .find(|x| x.coding == coding && x.dictionary == *dictionary)
+            .map(|x| &x.entry)
     }
 
     /// The representation in `coding`, if the file has one.

@@ -11,6 +11,7 @@
 
 mod cache_dir;
 mod compress;
+mod dictionary;
 mod disk;
 mod entry;
 mod listing;
@@ -20,10 +21,11 @@ mod rules;
 
 pub use cache_dir::CacheDir;
 pub use compress::{Compression, EncodeCache, PendingVariant};
+pub use dictionary::{DictionaryPolicy, VersionsKept};
 pub use disk::{frozen_footprint, read_exact_at, DiskBody};
-pub use entry::{Body, Encoded, Entry, Representation};
+pub use entry::{Body, Delta, Encoded, Entry, Representation};
 pub use load::{LoadError, LoadOptions, LoadStats, Progress, SkipReason, Skipped, Symlinks};
-pub use rules::{HeaderRule, RedirectRule, RuleError};
+pub use rules::{DictionaryRule, HeaderRule, RedirectRule, RuleError};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

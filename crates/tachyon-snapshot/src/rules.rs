@@ -25,6 +25,19 @@ pub enum RuleError {
     To(String),
     #[error("redirect status {0}: must be 301, 302, 307 or 308")]
     Status(u16),
+    #[error("dictionary match {0:?}: must be a path pattern starting with / without quotes, backslashes or spaces")]
+    DictionaryMatch(String),
+}
+
+/// What a header rule says about compression dictionaries (RFC 9842) for
+/// the files it matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DictionaryRule {
+    /// Never offer these files as dictionaries, nor send them as deltas.
+    Off,
+    /// Offer them under this `match` pattern (a URLPattern path, `*` for
+    /// any characters), whatever their kind.
+    Match(String),
 }
 
 /// Headers added to every file whose site path matches `glob`. Later rules
@@ -36,6 +49,7 @@ pub struct HeaderRule {
     cache_control: Option<String>,
     /// Configured fields, checked when the rule was built.
     fields: Vec<Field>,
+    dictionary: Option<DictionaryRule>,
 }
 
 /// Headers whose value the server computes; configuring them would produce
@@ -88,7 +102,24 @@ impl HeaderRule {
             matcher,
             cache_control: cache_control.map(|v| v.trim().to_string()),
             fields,
+            dictionary: None,
         })
+    }
+
+    /// The same rule, also deciding dictionaries for its files.
+    pub fn with_dictionary(mut self, rule: DictionaryRule) -> Result<HeaderRule, RuleError> {
+        if let DictionaryRule::Match(pattern) = &rule {
+            let bad = |b: u8| b <= b' ' || b == 0x7f || b == b'"' || b == b'\\';
+            if !pattern.starts_with('/') || pattern.bytes().any(bad) {
+                return Err(RuleError::DictionaryMatch(pattern.clone()));
+            }
+        }
+        self.dictionary = Some(rule);
+        Ok(self)
+    }
+
+    pub(crate) fn dictionary(&self) -> Option<&DictionaryRule> {
+        self.dictionary.as_ref()
     }
 
     /// The glob as configured.

@@ -66,11 +66,15 @@ pub fn compress(reloader: Arc<Reloader>, jobs: Vec<(usize, PendingVariant)>) {
 /// seconds; the denser codings then replace it for the clients that prefer
 /// them. Within a coding, the largest files first: the most bytes saved
 /// per response.
+/// The dictionary deltas come last: they help only the clients that hold
+/// an earlier version, and zstd's before brotli's (faster to build).
 fn rank(coding: Coding) -> u8 {
     match coding {
         Coding::Gzip => 0,
         Coding::Zstd => 1,
         Coding::Br => 2,
+        Coding::Dcz => 3,
+        Coding::Dcb => 4,
     }
 }
 
@@ -100,29 +104,30 @@ fn build_in_order(reloader: &Reloader, mut jobs: Vec<(usize, PendingVariant)>) {
 }
 
 /// Variants built and to build, per coding (indexed by `Coding as usize`,
-/// which is [`Coding::ALL`] order).
+/// which is [`Coding::EVERY`] order).
 struct Progress {
-    built: [usize; 3],
-    total: [usize; 3],
+    built: [usize; Coding::EVERY.len()],
+    total: [usize; Coding::EVERY.len()],
 }
 
 impl Progress {
     fn of(jobs: &[(usize, PendingVariant)]) -> Progress {
-        let mut total = [0; 3];
+        let mut total = [0; Coding::EVERY.len()];
         for (_, job) in jobs {
             total[job.coding() as usize] += 1;
         }
         Progress {
-            built: [0; 3],
+            built: [0; Coding::EVERY.len()],
             total,
         }
     }
 
     /// "gzip 5500 of 5500, zstd 64 of 5500, br 0 of 5500", in build order.
     fn describe(&self) -> String {
-        Coding::ALL
+        let mut order = Coding::EVERY;
+        order.sort_by_key(|&c| rank(c));
+        order
             .iter()
-            .rev()
             .filter(|&&c| self.total[c as usize] > 0)
             .map(|&c| {
                 let i = c as usize;

@@ -88,6 +88,10 @@ pub struct Args {
     #[arg(long)]
     pub no_compress: bool,
 
+    /// Do not offer compression dictionaries nor send changed files as deltas from earlier versions (RFC 9842)
+    #[arg(long)]
+    pub no_dictionaries: bool,
+
     /// Do not reload when files under the root change (SIGHUP still reloads)
     #[arg(long)]
     pub no_watch: bool,

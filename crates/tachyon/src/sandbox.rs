@@ -92,12 +92,14 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
         log_folder.push(folder_of(Path::new(&path)));
     }
     let log_rights = AccessFs::WriteFile | AccessFs::MakeReg | AccessFs::Truncate;
-    // The variants kept across restarts.
+    // The variants kept across restarts, and the dictionary versions, in a
+    // folder per root made when the root is first loaded (MakeDir).
     let cache: Vec<PathBuf> = settings.cache_dir.iter().cloned().collect();
     let cache_rights = AccessFs::ReadFile
         | AccessFs::ReadDir
         | AccessFs::WriteFile
         | AccessFs::MakeReg
+        | AccessFs::MakeDir
         | AccessFs::RemoveFile
         | AccessFs::Truncate;
     // The datagram socket a successor reports readiness on.

@@ -257,6 +257,27 @@ fn summarize(snapshot: &Snapshot) {
     if !encoded.is_empty() {
         say(&format!("compressed: {}", encoded.join(", ")));
     }
+    if s.dictionaries_offered > 0 {
+        let deltas: Vec<String> = tachyon_http::encoding::Coding::DELTAS
+            .iter()
+            .map(|&c| {
+                let i = c as usize;
+                format!(
+                    "{} {} ({:.1} KiB)",
+                    c.token(),
+                    s.encoded_files[i],
+                    s.encoded_bytes[i] as f64 / 1024.0
+                )
+            })
+            .collect();
+        say(&format!(
+            "dictionaries: {} files offered, {} earlier versions kept ({:.1} MiB), deltas {}",
+            s.dictionaries_offered,
+            s.versions_kept.versions,
+            mib(s.versions_kept.bytes),
+            deltas.join(", ")
+        ));
+    }
 }
 
 /// One line per kind of skipped path: how many, the first few, and the

@@ -151,7 +151,11 @@ fn static_name(name: &Name) -> Option<usize> {
         Name::StrictTransportSecurity => 56,
         Name::Vary => 59,
         Name::XContentTypeOptions => 61,
-        Name::Allow | Name::ContentRange | Name::RetryAfter | Name::Custom(_) => return None,
+        Name::Allow
+        | Name::ContentRange
+        | Name::RetryAfter
+        | Name::UseAsDictionary
+        | Name::Custom(_) => return None,
     })
 }
 

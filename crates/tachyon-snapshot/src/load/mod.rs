@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::compress::{Compression, EncodeCache};
+use crate::dictionary::{DictionaryPolicy, VersionsKept};
 use crate::entry::{Body, Entry, Representation};
 use crate::rules::{HeaderRule, RedirectRule};
 use crate::Snapshot;
@@ -83,6 +84,8 @@ pub struct LoadOptions {
     pub symlinks: Symlinks,
     /// Content codings built at load.
     pub compression: Compression,
+    /// Compression dictionaries offered and deltas built (RFC 9842).
+    pub dictionaries: DictionaryPolicy,
     /// Headers per glob, applied in order.
     pub header_rules: Vec<HeaderRule>,
     /// List directories that have no index file.
@@ -122,6 +125,7 @@ impl Default for LoadOptions {
             serve_dotfiles: false,
             symlinks: Symlinks::Follow,
             compression: Compression::default(),
+            dictionaries: DictionaryPolicy::default(),
             header_rules: Vec::new(),
             listing: false,
             clean_urls: false,
@@ -146,14 +150,19 @@ pub struct LoadStats {
     /// Disk-served files past the share kept open (`LoadOptions::keep_open`),
     /// opened again for each response.
     pub files_reopened: usize,
-    /// Per coding (in [`Coding::ALL`](tachyon_http::encoding::Coding::ALL) order): representations and their bytes.
-    pub encoded_files: [usize; 3],
-    pub encoded_bytes: [u64; 3],
+    /// Per coding (in [`Coding::EVERY`](tachyon_http::encoding::Coding::EVERY) order, the
+    /// dictionary deltas last): representations and their bytes.
+    pub encoded_files: [usize; 5],
+    pub encoded_bytes: [u64; 5],
     /// Encodings built but dropped because the memory budget was spent.
     pub encodings_over_budget: usize,
     /// Encodings a deferred build left to the build after it (none known
     /// in memory or in the cache folder).
     pub variants_pending: usize,
+    /// Files offered as compression dictionaries (`Use-As-Dictionary`).
+    pub dictionaries_offered: usize,
+    /// Earlier versions kept as dictionaries for the next deltas.
+    pub versions_kept: VersionsKept,
     /// What the serving policy left out, and why.
     pub skipped: Vec<Skipped>,
     pub elapsed: Duration,
@@ -176,6 +185,15 @@ impl LoadStats {
             let i = e.coding as usize;
             self.encoded_files[i] += 1;
             self.encoded_bytes[i] += e.entry.len;
+        }
+        let offered = file
+            .fields
+            .iter()
+            .any(|f| f.name().as_str() == "Use-As-Dictionary");
+        self.dictionaries_offered += usize::from(offered);
+        for d in file.deltas.iter() {
+            self.encoded_files[d.coding as usize] += 1;
+            self.encoded_bytes[d.coding as usize] += d.entry.len;
         }
     }
 }
@@ -305,8 +323,17 @@ fn load_generation(
     progress.files.store(found.len(), Ordering::Relaxed);
     let changed = Arc::new(AtomicBool::new(false));
     let raws = read::read_all(&root, &found, options, &changed, cache)?;
+    if options.dictionaries.enabled {
+        cache.begin_versions(&root);
+    }
     let represented = represent::represent_all(&found, &raws, options, cache, progress);
+    let versions_kept = if options.dictionaries.enabled {
+        cache.finish_versions(&options.dictionaries)
+    } else {
+        VersionsKept::default()
+    };
     let mut stats = LoadStats {
+        versions_kept,
         directories: directories.len(),
         encodings_over_budget: represented.over_budget,
         variants_pending: represented.pending.len(),

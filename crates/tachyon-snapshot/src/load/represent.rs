@@ -3,10 +3,14 @@
 //! written once for every protocol (ETag, Last-Modified, Cache-Control,
 //! the configured fields, Vary).
 //!
+//! Also a file's offer as a compression dictionary (`Use-As-Dictionary`)
+//! and its deltas from the earlier versions the store keeps.
+//!
 //! Owns the memory budget for encodings and the header rules' outcome;
 //! reads no file (`read` did). Invariant: every representation of a
-//! resource with a choice of coding carries `Vary: Accept-Encoding`, its
-//! identity and 304s included.
+//! resource with a choice of coding carries `Vary: Accept-Encoding` (and
+//! `Available-Dictionary` when it has deltas), its identity and 304s
+//! included.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -24,8 +28,10 @@ use super::read::{freeze_large, raw_bytes, Raw};
 use super::walk::Found;
 use super::{LoadOptions, Progress};
 use crate::compress::{self, EncodeCache, PendingVariant};
-use crate::entry::{Body, Encoded, Representation};
+use crate::dictionary::{self, Version};
+use crate::entry::{Body, Delta, Encoded, Representation};
 use crate::mime;
+use crate::rules::DictionaryRule;
 
 /// What every representation of one resource shares.
 pub(super) struct Meta {
@@ -33,6 +39,13 @@ pub(super) struct Meta {
     content_type: String,
     /// Cache-Control, then the configured fields.
     pub(super) fields: Vec<Field>,
+}
+
+/// A file offered as a compression dictionary: its `match` pattern and the
+/// SHA-256 a browser will name it by.
+pub(super) struct Offer {
+    pattern: String,
+    sha: [u8; 32],
 }
 
 /// Every file's representations, and what the building left over.
@@ -68,11 +81,30 @@ pub(super) fn represent_all(
         over_budget: AtomicUsize::new(0),
         pending: Mutex::new(Vec::new()),
     };
+    // Every version this build serves is noted before any delta is built,
+    // so each file sees all of its pattern's current versions.
+    let offers: Vec<Option<Offer>> = found
+        .par_iter()
+        .zip(raws)
+        .map(|(f, raw)| offer(f, raw, options))
+        .collect();
+    if options.dictionaries.enabled {
+        let served = offers
+            .iter()
+            .zip(raws)
+            .filter_map(|(o, raw)| match (o, &raw.body) {
+                (Some(o), Body::Memory(body)) => Some((o.pattern.clone(), o.sha, body.clone())),
+                _ => None,
+            })
+            .collect();
+        cache.versions.note(served);
+    }
     let files = found
         .par_iter()
         .zip(raws)
-        .map(|(f, raw)| {
-            let file = represent_file(f, raw, &by_key, options, cache, &tally);
+        .zip(&offers)
+        .map(|((f, raw), offer)| {
+            let file = represent_file(f, raw, offer.as_ref(), &by_key, options, cache, &tally);
             progress.done.fetch_add(1, Ordering::Relaxed);
             file
         })
@@ -102,6 +134,7 @@ struct Tally {
 fn represent_file(
     f: &Found,
     identity: &Raw,
+    offer: Option<&Offer>,
     by_key: &HashMap<&[u8], &Raw>,
     options: &LoadOptions,
     cache: &EncodeCache,
@@ -176,12 +209,119 @@ fn represent_file(
             }
         }
     }
+    let (deltas, deltas_deferred) = match (offer, &identity.body) {
+        (Some(offer), Body::Memory(data)) => {
+            build_deltas(offer, data, identity, options, cache, tally)
+        }
+        _ => (Vec::new(), false),
+    };
+    let mut meta = meta;
+    if let Some(offer) = offer {
+        meta.fields.extend(Field::new(
+            Name::UseAsDictionary,
+            &format!("match=\"{}\"", offer.pattern),
+        ));
+    }
     assemble(
         freeze_large(identity.clone(), cache),
         encoded,
-        deferred,
+        deltas,
+        Vary {
+            encoding: deferred,
+            dictionary: deltas_deferred,
+        },
         &meta,
     )
+}
+
+/// Whether this file is offered as a dictionary: on unless turned off, for
+/// the kinds that change with deploys (or whatever a rule names), within
+/// the sizes worth it, for bodies in memory.
+fn offer(f: &Found, raw: &Raw, options: &LoadOptions) -> Option<Offer> {
+    if !options.dictionaries.enabled
+        || !(dictionary::MIN_LEN..=dictionary::MAX_LEN).contains(&raw.len)
+    {
+        return None;
+    }
+    let Body::Memory(body) = &raw.body else {
+        return None;
+    };
+    let site_path = String::from_utf8_lossy(&f.key);
+    let rule = options
+        .header_rules
+        .iter()
+        .filter(|r| r.matches(&site_path))
+        .filter_map(|r| r.dictionary())
+        .last();
+    let pattern = match rule {
+        Some(DictionaryRule::Off) => return None,
+        Some(DictionaryRule::Match(pattern)) => pattern.clone(),
+        None if dictionary::offered_kind(&mime::content_type(&f.path)) => {
+            dictionary::pattern(&site_path)?
+        }
+        None => return None,
+    };
+    Some(Offer {
+        pattern,
+        sha: dictionary::sha256(body),
+    })
+}
+
+/// The deltas of `data` from the earlier versions of its pattern, built now
+/// (or, in a deferred build, when already known, the rest left pending),
+/// each kept only when smaller than what the file would send without it.
+/// The flag: some were left pending.
+fn build_deltas(
+    offer: &Offer,
+    data: &bytes::Bytes,
+    identity: &Raw,
+    options: &LoadOptions,
+    cache: &EncodeCache,
+    tally: &Tally,
+) -> (Vec<(Coding, Arc<Version>, Raw)>, bool) {
+    let sources = cache.versions.sources(
+        &offer.pattern,
+        &offer.sha,
+        options.dictionaries.keep_versions,
+    );
+    let mut deltas = Vec::new();
+    let mut deferred = false;
+    for source in &sources {
+        for coding in Coding::DELTAS {
+            let built = if options.compression.deferred {
+                match cache.known_delta(coding, data, identity.hash, source) {
+                    Some(known) => known,
+                    None => {
+                        deferred = true;
+                        tally
+                            .pending
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push(PendingVariant::delta(coding, data, identity.hash, source));
+                        continue;
+                    }
+                }
+            } else {
+                cache.delta(coding, data, identity.hash, source)
+            };
+            let Some(bytes) = built else { continue };
+            let len = bytes.len() as u64;
+            let charged = tally
+                .budget
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                    left.checked_sub(len)
+                })
+                .is_ok();
+            if !charged {
+                tally.over_budget.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            let mut raw = raw_bytes(bytes);
+            raw.modified = identity.modified;
+            deltas.push((coding, Arc::clone(source), raw));
+        }
+    }
+    (deltas, deferred)
 }
 
 pub(super) fn worth_encoding(meta: &Meta, options: &LoadOptions, coding: Coding, len: u64) -> bool {
@@ -217,38 +357,81 @@ pub(super) fn meta(
     }
 }
 
+/// Which request fields a file's responses vary on beyond what its built
+/// representations show: variants still to be built in the background.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Vary {
+    pub(super) encoding: bool,
+    pub(super) dictionary: bool,
+}
+
 /// Builds every representation's heads; all carry `Vary` when there is a
 /// choice (RFC 9110 §12.5.5), or will be once deferred variants are built,
 /// including identity and 304s.
 pub(super) fn assemble(
     identity: Raw,
     encoded: Vec<(Coding, Raw)>,
-    deferred: bool,
+    deltas: Vec<(Coding, Arc<Version>, Raw)>,
+    pending: Vary,
     meta: &Meta,
 ) -> Representation {
-    let vary = deferred || !encoded.is_empty();
+    let vary = Vary {
+        encoding: pending.encoding || !encoded.is_empty() || !deltas.is_empty(),
+        dictionary: pending.dictionary || !deltas.is_empty(),
+    };
+    // A delta is kept only when it beats what the file sends without it.
+    let smallest = encoded
+        .iter()
+        .map(|(_, raw)| raw.len)
+        .chain([identity.len])
+        .min()
+        .unwrap_or(identity.len);
     let encoded: Vec<Encoded> = encoded
         .into_iter()
         .map(|(coding, raw)| Encoded {
             coding,
-            entry: Arc::new(represent(raw, Some(coding), vary, meta, Vec::new())),
+            entry: Arc::new(represent(raw, Some(coding), None, vary, meta)),
         })
         .collect();
-    represent(identity, None, vary, meta, encoded)
+    let deltas: Vec<Delta> = deltas
+        .into_iter()
+        .filter(|(_, _, raw)| raw.len < smallest)
+        .map(|(coding, source, raw)| {
+            let saving = smallest - raw.len;
+            let mut entry = represent(raw, Some(coding), Some(&source.sha), vary, meta);
+            entry.saving = saving;
+            Delta {
+                coding,
+                dictionary: source.sha,
+                entry: Arc::new(entry),
+            }
+        })
+        .collect();
+    let mut file = represent(identity, None, None, vary, meta);
+    file.encoded = encoded.into_boxed_slice();
+    file.deltas = deltas.into_boxed_slice();
+    file
 }
 
 fn represent(
     raw: Raw,
     coding: Option<Coding>,
-    vary: bool,
+    dictionary: Option<&[u8; 32]>,
+    vary: Vary,
     meta: &Meta,
-    encoded: Vec<Encoded>,
 ) -> Representation {
     // Each coding's tag differs even if two hashes collided: the suffix
-    // names the coding, as nginx and Apache do for their variants.
-    let etag = match coding {
-        None => format!("\"{:016x}\"", raw.hash as u64),
-        Some(c) => format!("\"{:016x}-{}\"", raw.hash as u64, c.token()),
+    // names the coding, as nginx and Apache do for their variants, and a
+    // delta's also names its dictionary.
+    let etag = match (coding, dictionary) {
+        (None, _) => format!("\"{:016x}\"", raw.hash as u64),
+        (Some(c), None) => format!("\"{:016x}-{}\"", raw.hash as u64, c.token()),
+        (Some(c), Some(d)) => format!(
+            "\"{:016x}-{}-{:08x}\"",
+            raw.hash as u64,
+            c.token(),
+            u32::from_be_bytes([d[0], d[1], d[2], d[3]])
+        ),
     }
     .into_bytes()
     .into_boxed_slice();
@@ -256,8 +439,13 @@ fn represent(
     fields.extend(Field::new(Name::ETag, &String::from_utf8_lossy(&etag)));
     fields.extend(Field::new(Name::LastModified, &format_date(meta.modified)));
     fields.extend_from_slice(&meta.fields);
-    if vary {
-        fields.extend(Field::new(Name::Vary, "Accept-Encoding"));
+    match (vary.encoding, vary.dictionary) {
+        (_, true) => fields.extend(Field::new(
+            Name::Vary,
+            "Accept-Encoding, Available-Dictionary",
+        )),
+        (true, false) => fields.extend(Field::new(Name::Vary, "Accept-Encoding")),
+        (false, false) => {}
     }
     fields.extend(Field::new(Name::AcceptRanges, "bytes"));
     let h1 = h1::Prepared::new(&fields, &meta.content_type, coding, raw.len);
@@ -275,6 +463,8 @@ fn represent(
         h1,
         h2,
         h3,
-        encoded: encoded.into_boxed_slice(),
+        encoded: Box::default(),
+        deltas: Box::default(),
+        saving: 0,
     }
 }

@@ -17,7 +17,7 @@ use tachyon_http::response::{Field, Name};
 use tachyon_http::Status;
 
 use super::read::raw;
-use super::represent::{assemble, meta, worth_encoding};
+use super::represent::{assemble, meta, worth_encoding, Vary};
 use super::{LoadOptions, LoadStats};
 use crate::compress::{self, Effort};
 use crate::entry::{Entry, Representation};
@@ -148,7 +148,13 @@ fn listing_entry(slash: &[u8], children: &[Child], options: &LoadOptions) -> Ent
                 }
             }
         }
-        Arc::new(assemble(raw(data), encoded, false, &meta))
+        Arc::new(assemble(
+            raw(data),
+            encoded,
+            Vec::new(),
+            Vary::default(),
+            &meta,
+        ))
     };
     Entry::Listing {
         html: page(

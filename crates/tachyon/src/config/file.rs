@@ -56,6 +56,8 @@ pub struct ConfigFile {
     #[serde(default)]
     pub compression: FileCompression,
     #[serde(default)]
+    pub dictionaries: FileDictionaries,
+    #[serde(default)]
     pub limits: FileLimits,
     #[serde(default)]
     pub tls: FileTls,
@@ -139,6 +141,27 @@ pub struct FileCompression {
     pub min_size: Option<String>,
 }
 
+/// The `[dictionaries]` table: compression dictionaries (RFC 9842).
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileDictionaries {
+    /// Offer dictionaries and send deltas (default true).
+    pub enabled: Option<bool>,
+    /// Earlier versions kept per URL pattern.
+    pub keep_versions: Option<usize>,
+    /// Bytes of earlier versions kept per root.
+    pub keep_size: Option<String>,
+}
+
+/// A `[[headers]]` rule's `dictionary`: `false`, or a `match` pattern.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum FileDictionary {
+    Switch(bool),
+    Match(String),
+}
+
 /// The `[limits]` table.
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Default, Deserialize, Serialize)]
@@ -164,6 +187,8 @@ pub struct FileHeaders {
     pub cache_control: Option<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub set: BTreeMap<String, String>,
+    /// `false`: never a dictionary; a string: the `match` pattern to offer.
+    pub dictionary: Option<FileDictionary>,
 }
 
 /// One `[[redirects]]` rule.

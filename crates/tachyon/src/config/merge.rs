@@ -15,11 +15,13 @@ use anyhow::{bail, Context};
 use tachyon_http::encoding::Coding;
 use tachyon_http::request::HeadLimits;
 use tachyon_server::Limits;
-use tachyon_snapshot::{Compression, HeaderRule, LoadOptions, RedirectRule, Symlinks};
+use tachyon_snapshot::{
+    Compression, DictionaryPolicy, DictionaryRule, HeaderRule, LoadOptions, RedirectRule, Symlinks,
+};
 
 use super::file::{
-    ConfigFile, FileAcme, FileCompression, FileHeaders, FileHost, FileLimits, FileLog,
-    FileRedirect, FileTls,
+    ConfigFile, FileAcme, FileCompression, FileDictionaries, FileDictionary, FileHeaders, FileHost,
+    FileLimits, FileLog, FileRedirect, FileTls,
 };
 use super::units::{parse_duration, parse_size};
 use super::{AcmeSettings, Challenge, Identity, KeyFiles, TlsSettings};
@@ -436,6 +438,7 @@ pub(super) fn load_options(args: &Args, file: &ConfigFile) -> anyhow::Result<Loa
         serve_dotfiles: args.dotfiles || file.serve_dotfiles.unwrap_or(false),
         symlinks: symlinks(args, file)?,
         compression: compression(args.no_compress, &file.compression)?,
+        dictionaries: dictionaries(args.no_dictionaries, &file.dictionaries)?,
         listing: args.listing || file.listing.unwrap_or(false),
         clean_urls: args.clean_urls || file.clean_urls.unwrap_or(false),
         fallback: site_path(
@@ -507,6 +510,21 @@ fn compression(no_compress: bool, file: &FileCompression) -> anyhow::Result<Comp
     })
 }
 
+/// The `[dictionaries]` table and `--no-dictionaries`.
+fn dictionaries(off: bool, file: &FileDictionaries) -> anyhow::Result<DictionaryPolicy> {
+    let defaults = DictionaryPolicy::default();
+    Ok(DictionaryPolicy {
+        enabled: !off && file.enabled.unwrap_or(defaults.enabled),
+        keep_versions: file.keep_versions.unwrap_or(defaults.keep_versions),
+        keep_bytes: size(
+            None,
+            file.keep_size.as_ref(),
+            "dictionaries.keep_size",
+            defaults.keep_bytes,
+        )?,
+    })
+}
+
 /// `--cors` (a rule for every path) and the `[[headers]]` rules, in order.
 pub(super) fn header_rules(
     cors: Option<&str>,
@@ -528,10 +546,27 @@ pub(super) fn header_rules(
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        built.push(
-            HeaderRule::new(&rule.glob, rule.cache_control.as_deref(), &headers)
-                .with_context(|| format!("headers[{i}] (glob {:?})", rule.glob))?,
-        );
+        let context = || format!("headers[{i}] (glob {:?})", rule.glob);
+        let mut built_rule = HeaderRule::new(&rule.glob, rule.cache_control.as_deref(), &headers)
+            .with_context(context)?;
+        match &rule.dictionary {
+            None => {}
+            Some(FileDictionary::Switch(false)) => {
+                built_rule = built_rule
+                    .with_dictionary(DictionaryRule::Off)
+                    .with_context(context)?;
+            }
+            Some(FileDictionary::Switch(true)) => bail!(
+                "{}: dictionary = true: give the match pattern to offer (\"/assets/app.*.js\"), or false",
+                context()
+            ),
+            Some(FileDictionary::Match(pattern)) => {
+                built_rule = built_rule
+                    .with_dictionary(DictionaryRule::Match(pattern.clone()))
+                    .with_context(context)?;
+            }
+        }
+        built.push(built_rule);
     }
     Ok(built)
 }

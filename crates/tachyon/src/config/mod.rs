@@ -17,8 +17,8 @@ use tachyon_snapshot::LoadOptions;
 
 use crate::cli::Args;
 use file::{
-    ConfigFile, FileAcme, FileCompression, FileHeaders, FileHost, FileLimits, FileLog,
-    FileRedirect, FileTls,
+    ConfigFile, FileAcme, FileCompression, FileDictionaries, FileHeaders, FileHost, FileLimits,
+    FileLog, FileRedirect, FileTls,
 };
 pub use merge::{DEFAULT_HTTPS, DEFAULT_LISTEN};
 pub use units::{format_duration, format_size, parse_duration, parse_size};
@@ -307,6 +307,11 @@ impl Settings {
                         .collect(),
                 ),
                 min_size: Some(format_size(self.load.compression.min_size)),
+            },
+            dictionaries: FileDictionaries {
+                enabled: Some(self.load.dictionaries.enabled),
+                keep_versions: Some(self.load.dictionaries.keep_versions),
+                keep_size: Some(format_size(self.load.dictionaries.keep_bytes)),
             },
             limits: FileLimits {
                 header_timeout: Some(format_duration(l.header_timeout)),

@@ -39,7 +39,7 @@ fn static_name(name: &Name) -> Option<u8> {
         Name::Server => 54,
         Name::StrictTransportSecurity => 56,
         Name::Vary => 59,
-        Name::XContentTypeOptions | Name::Custom(_) => return None,
+        Name::UseAsDictionary | Name::XContentTypeOptions | Name::Custom(_) => return None,
     })
 }
 
