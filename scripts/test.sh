@@ -4,8 +4,9 @@
 # headless Chromium, openssl s_client, testssl.sh, promtool,
 # systemd-socket-activate, nghttp and h2load, ss, prlimit, Debian's Python
 # documentation (a real site), h2spec from the Go module proxy, and for
-# HTTP/3 aioquic from PyPI and ngtcp2's client, and for ACME Let's Encrypt's
-# test CA, pebble, with its DNS) when they are missing, then
+# HTTP/3 aioquic from PyPI and ngtcp2's client, for ACME Let's Encrypt's
+# test CA, pebble, with its DNS, and for compression dictionaries the zstd
+# program and a real library, Debian's jQuery) when they are missing, then
 # runs the whole workspace's tests. `.ci/run` calls exactly this. Extra arguments go to
 # `cargo test`.
 set -euo pipefail
@@ -16,7 +17,8 @@ for tool in curl:curl ab:apache2-utils wrk:wrk chromium-headless-shell:chromium-
     openssl:openssl testssl:testssl.sh promtool:prometheus \
     systemd-socket-activate:systemd nghttp:nghttp2-client h2load:nghttp2-client ss:iproute2 \
     go:golang-go prlimit:util-linux /usr/share/doc/python3/html/index.html:python3-doc \
-    pip3:python3-pip gtlsclient:ngtcp2-client pebble:pebble pebble-challtestsrv:pebble; do
+    pip3:python3-pip gtlsclient:ngtcp2-client pebble:pebble pebble-challtestsrv:pebble \
+    zstd:zstd /usr/share/javascript/jquery/jquery.min.js:libjs-jquery; do
     # A command on PATH, or a file a package installs.
     command -v "${tool%%:*}" >/dev/null 2>&1 || [ -e "${tool%%:*}" ] || need+=("${tool#*:}")
 done

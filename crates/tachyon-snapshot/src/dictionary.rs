@@ -328,7 +328,7 @@ impl VersionStore {
             return Vec::new();
         };
         let mut others: Vec<&Held> = list.iter().filter(|h| h.version.sha != *sha).collect();
-        others.sort_by(|a, b| b.seen.cmp(&a.seen));
+        others.sort_by_key(|h| std::cmp::Reverse(h.seen));
         others
             .into_iter()
             .take(keep)
@@ -358,7 +358,7 @@ impl VersionStore {
                 )
             }));
         }
-        earlier.sort_by(|a, b| b.0.cmp(&a.0));
+        earlier.sort_by_key(|e| std::cmp::Reverse(e.0));
         let mut kept = VersionsKept::default();
         for (_, len, pattern, sha) in earlier {
             if kept.bytes + len <= policy.keep_bytes {

@@ -247,12 +247,13 @@ fn offer(f: &Found, raw: &Raw, options: &LoadOptions) -> Option<Offer> {
         return None;
     };
     let site_path = String::from_utf8_lossy(&f.key);
+    // The last rule that says something wins.
     let rule = options
         .header_rules
         .iter()
+        .rev()
         .filter(|r| r.matches(&site_path))
-        .filter_map(|r| r.dictionary())
-        .last();
+        .find_map(|r| r.dictionary());
     let pattern = match rule {
         Some(DictionaryRule::Off) => return None,
         Some(DictionaryRule::Match(pattern)) => pattern.clone(),

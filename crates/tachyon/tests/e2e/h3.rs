@@ -23,7 +23,7 @@ fn start(site: &TestSite, args: &[&str]) -> (Server, SocketAddr) {
 }
 
 /// Runs the aioquic client: one JSON object per response, in order.
-fn h3(at: SocketAddr, args: &[&str]) -> Vec<Value> {
+pub(crate) fn h3(at: SocketAddr, args: &[&str]) -> Vec<Value> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/clients/h3client.py");
     let out = Command::new("python3")
         .arg(script)
@@ -44,7 +44,7 @@ fn h3(at: SocketAddr, args: &[&str]) -> Vec<Value> {
         .collect()
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     ring::digest::digest(&ring::digest::SHA256, bytes)
         .as_ref()
         .iter()

@@ -10,6 +10,7 @@ mod basic;
 mod cli;
 mod clients;
 mod conditional;
+mod dictionary;
 mod encoding;
 mod errors;
 mod faults;
