@@ -543,7 +543,6 @@ mod tests {
             version: Some(Version::Http11),
             host: None,
             referer: None,
-            available_dictionary: None,
             user_agent: Some(b"ua\\1\x01\xff"),
         };
         combined(

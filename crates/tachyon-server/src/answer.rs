@@ -253,6 +253,8 @@ mod tests {
             h2: Prepared::new(&fields, ty, coding, len),
             h3: Prepared::new(&fields, ty, coding, len),
             encoded: Box::default(),
+            deltas: Box::default(),
+            saving: 0,
         })
     }
 
