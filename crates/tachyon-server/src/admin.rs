@@ -702,6 +702,13 @@ fn status(admin: &Admin, started: Instant) -> String {
         "files_in_memory": size.files[0],
         "bytes_in_memory": size.bytes.iter().sum::<u64>(),
         "files_on_disk": size.disk_files,
+        "dictionaries": {
+            "files_offered": size.dictionaries,
+            "deltas": size.files[4] + size.files[5],
+            "delta_bytes": size.bytes[4] + size.bytes[5],
+            "earlier_versions": size.versions,
+            "earlier_versions_bytes": size.versions_bytes,
+        },
         "reloads": {
             "succeeded": h.succeeded,
             "failed": h.failed,

@@ -237,6 +237,12 @@ pub fn encode_delta(
 
 /// The versions of one root's offered files: every current one, and the
 /// earlier ones a browser may still hold, by URL pattern.
+///
+/// With a folder (the cache folder's, per root) a version's bytes live
+/// there, written when it is first served and read back, checked against
+/// their hash, only to build a delta; memory holds names and sizes. Without
+/// one they stay in memory, at most `keep_bytes` of them in all (a current
+/// version past that is not kept: its next release gets no delta).
 #[derive(Debug, Default)]
 pub(crate) struct VersionStore {
     inner: Mutex<Versions>,
@@ -244,7 +250,7 @@ pub(crate) struct VersionStore {
 
 #[derive(Debug, Default)]
 struct Versions {
-    /// Where they are also kept, once known (the cache folder's, per root).
+    /// Where the bytes are kept, once known.
     folder: Option<PathBuf>,
     /// Read back from the folder yet.
     opened: bool,
@@ -253,7 +259,10 @@ struct Versions {
 
 #[derive(Debug)]
 struct Held {
-    version: Arc<Version>,
+    sha: [u8; 32],
+    len: u64,
+    /// The bytes, when there is no folder to keep them in.
+    body: Option<Bytes>,
     /// When a build last served it; the oldest go first.
     seen: SystemTime,
     /// Served by the build in progress (or the last one).
@@ -265,7 +274,7 @@ struct Held {
 pub struct VersionsKept {
     /// Earlier versions kept as dictionaries (the current ones not counted).
     pub versions: usize,
-    /// Their bytes, in memory (and in the cache folder when there is one).
+    /// Their bytes (in the cache folder when there is one, else in memory).
     pub bytes: u64,
 }
 
@@ -278,8 +287,8 @@ impl VersionStore {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Starts a build of `root`: the first one reads the versions kept in
-    /// `folder` by an earlier process.
+    /// Starts a build of `root`: the first one finds the versions an
+    /// earlier process kept in `folder`.
     pub(crate) fn begin(&self, folder: Option<PathBuf>) {
         let mut v = self.lock();
         if !v.opened {
@@ -295,13 +304,20 @@ impl VersionStore {
     }
 
     /// Records the versions this build serves, `(pattern, hash, body)`.
-    pub(crate) fn note(&self, served: Vec<(String, [u8; 32], Bytes)>) {
+    pub(crate) fn note(&self, served: Vec<(String, [u8; 32], Bytes)>, policy: &DictionaryPolicy) {
         let now = SystemTime::now();
         let mut v = self.lock();
         let folder = v.folder.clone();
+        let mut in_memory: u64 = v
+            .by_pattern
+            .values()
+            .flatten()
+            .filter_map(|h| h.body.as_ref())
+            .map(|b| b.len() as u64)
+            .sum();
         for (pattern, sha, body) in served {
             let list = v.by_pattern.entry(pattern.clone()).or_default();
-            if let Some(held) = list.iter_mut().find(|h| h.version.sha == sha) {
+            if let Some(held) = list.iter_mut().find(|h| h.sha == sha) {
                 held.seen = now;
                 held.current = true;
                 if let Some(folder) = &folder {
@@ -309,11 +325,22 @@ impl VersionStore {
                 }
                 continue;
             }
-            if let Some(folder) = &folder {
-                store(folder, &pattern, &sha, &body);
-            }
+            let len = body.len() as u64;
+            let body = match &folder {
+                Some(folder) => {
+                    store(folder, &pattern, &sha, &body);
+                    None
+                }
+                None if in_memory + len <= policy.keep_bytes => {
+                    in_memory += len;
+                    Some(body)
+                }
+                None => continue,
+            };
             list.push(Held {
-                version: Arc::new(Version { sha, body }),
+                sha,
+                len,
+                body,
                 seen: now,
                 current: true,
             });
@@ -321,19 +348,50 @@ impl VersionStore {
     }
 
     /// The versions under `pattern` other than `sha`, most recently served
-    /// first, at most `keep`: what a delta for `sha` is built against.
+    /// first, at most `keep`, with their bytes: what a delta for `sha` is
+    /// built against. A version whose bytes cannot be read back whole is
+    /// forgotten.
     pub(crate) fn sources(&self, pattern: &str, sha: &[u8; 32], keep: usize) -> Vec<Arc<Version>> {
-        let v = self.lock();
-        let Some(list) = v.by_pattern.get(pattern) else {
-            return Vec::new();
+        let (wanted, folder) = {
+            let v = self.lock();
+            let Some(list) = v.by_pattern.get(pattern) else {
+                return Vec::new();
+            };
+            let mut others: Vec<&Held> = list.iter().filter(|h| h.sha != *sha).collect();
+            others.sort_by_key(|h| std::cmp::Reverse(h.seen));
+            let wanted: Vec<([u8; 32], Option<Bytes>)> = others
+                .into_iter()
+                .take(keep)
+                .map(|h| (h.sha, h.body.clone()))
+                .collect();
+            (wanted, v.folder.clone())
         };
-        let mut others: Vec<&Held> = list.iter().filter(|h| h.version.sha != *sha).collect();
-        others.sort_by_key(|h| std::cmp::Reverse(h.seen));
-        others
+        // Read outside the lock: other files build their deltas in parallel.
+        let mut lost = Vec::new();
+        let found = wanted
             .into_iter()
-            .take(keep)
-            .map(|h| Arc::clone(&h.version))
-            .collect()
+            .filter_map(|(sha, body)| {
+                let body = body.or_else(|| {
+                    let path = folder.as_ref()?.join(hex(&sha));
+                    let read = fs::read(&path)
+                        .ok()
+                        .and_then(|d| parse_version(&hex(&sha), d));
+                    if read.is_none() {
+                        let _ = fs::remove_file(&path);
+                        lost.push(sha);
+                    }
+                    read.map(|(_, version)| version.body)
+                })?;
+                Some(Arc::new(Version { sha, body }))
+            })
+            .collect();
+        if !lost.is_empty() {
+            let mut v = self.lock();
+            if let Some(list) = v.by_pattern.get_mut(pattern) {
+                list.retain(|h| !lost.contains(&h.sha));
+            }
+        }
+        found
     }
 
     /// Ends a build: keeps every current version, and of the others at most
@@ -348,15 +406,12 @@ impl VersionStore {
             list.sort_by(|a, b| b.current.cmp(&a.current).then(b.seen.cmp(&a.seen)));
             let currents = list.iter().filter(|h| h.current).count();
             let keep = currents + policy.keep_versions;
-            dropped.extend(list.drain(keep.min(list.len())..).map(|h| h.version.sha));
-            earlier.extend(list.iter().filter(|h| !h.current).map(|h| {
-                (
-                    h.seen,
-                    h.version.body.len() as u64,
-                    pattern.clone(),
-                    h.version.sha,
-                )
-            }));
+            dropped.extend(list.drain(keep.min(list.len())..).map(|h| h.sha));
+            earlier.extend(
+                list.iter()
+                    .filter(|h| !h.current)
+                    .map(|h| (h.seen, h.len, pattern.clone(), h.sha)),
+            );
         }
         earlier.sort_by_key(|e| std::cmp::Reverse(e.0));
         let mut kept = VersionsKept::default();
@@ -365,7 +420,7 @@ impl VersionStore {
                 kept.bytes += len;
                 kept.versions += 1;
             } else if let Some(list) = v.by_pattern.get_mut(&pattern) {
-                list.retain(|h| h.version.sha != sha);
+                list.retain(|h| h.sha != sha);
                 dropped.push(sha);
             }
         }
@@ -383,9 +438,20 @@ fn hex(sha: &[u8; 32]) -> String {
     sha.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+fn unhex(name: &str) -> Option<[u8; 32]> {
+    if name.len() != 64 {
+        return None;
+    }
+    let mut sha = [0u8; 32];
+    for (i, byte) in sha.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(name.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(sha)
+}
+
 /// Writes a version under its hash (a temporary name, then a rename, so a
-/// reader sees all of it or nothing); failures only cost the restart this
-/// version.
+/// reader sees all of it or nothing); failures only cost the deltas from
+/// this version.
 fn store(folder: &Path, pattern: &str, sha: &[u8; 32], body: &[u8]) {
     let Ok(pattern_len) = u16::try_from(pattern.len()) else {
         return;
@@ -412,8 +478,9 @@ fn touch(path: &Path, now: SystemTime) {
     }
 }
 
-/// Reads every sound version in `folder`; a damaged one (its hash does not
-/// match its name, or its header is wrong) is deleted.
+/// Finds the versions kept in `folder` from their names and headers (the
+/// bytes are checked when a delta needs them); a file that is not one is
+/// deleted, and so are temporary files a crash left.
 fn read_folder(folder: &Path, by_pattern: &mut HashMap<String, Vec<Held>>) {
     let Ok(dir) = fs::read_dir(folder) else {
         return;
@@ -421,20 +488,24 @@ fn read_folder(folder: &Path, by_pattern: &mut HashMap<String, Vec<Held>>) {
     for entry in dir.flatten() {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with(".tmp-") {
-            let _ = fs::remove_file(&path);
-            continue;
-        }
-        let seen = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .unwrap_or(SystemTime::UNIX_EPOCH);
-        match fs::read(&path)
-            .ok()
-            .and_then(|data| parse_version(&name, data))
-        {
-            Some((pattern, version)) => by_pattern.entry(pattern).or_default().push(Held {
-                version: Arc::new(version),
+        let found = unhex(&name).and_then(|sha| {
+            let meta = entry.metadata().ok()?;
+            let pattern = read_pattern(&path)?;
+            let len = meta
+                .len()
+                .checked_sub((VERSION_MAGIC.len() + 2 + pattern.len()) as u64)?;
+            Some((
+                pattern,
+                sha,
+                len,
+                meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+            ))
+        });
+        match found {
+            Some((pattern, sha, len, seen)) => by_pattern.entry(pattern).or_default().push(Held {
+                sha,
+                len,
+                body: None,
                 seen,
                 current: false,
             }),
@@ -443,6 +514,20 @@ fn read_folder(folder: &Path, by_pattern: &mut HashMap<String, Vec<Held>>) {
             }
         }
     }
+}
+
+/// The pattern in a stored version's header.
+fn read_pattern(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut file = fs::File::open(path).ok()?;
+    let mut head = [0u8; 6];
+    file.read_exact(&mut head).ok()?;
+    if &head[..4] != VERSION_MAGIC {
+        return None;
+    }
+    let mut pattern = vec![0u8; u16::from_le_bytes([head[4], head[5]]) as usize];
+    file.read_exact(&mut pattern).ok()?;
+    String::from_utf8(pattern).ok()
 }
 
 fn parse_version(name: &str, data: Vec<u8>) -> Option<(String, Version)> {
@@ -562,6 +647,29 @@ mod tests {
     }
 
     #[test]
+    fn without_a_folder_versions_stay_in_memory_within_the_bound() {
+        let policy = DictionaryPolicy {
+            enabled: true,
+            keep_versions: 3,
+            keep_bytes: release(1).len() as u64 * 2,
+        };
+        let store = VersionStore::default();
+        store.begin(None);
+        let body = |n: usize| Bytes::from(release(n));
+        let served = (1..=3)
+            .map(|n| (format!("/f{n}.js"), sha256(&body(n)), body(n)))
+            .collect();
+        store.note(served, &policy);
+        store.finish(&policy);
+        assert_eq!(store.sources("/f1.js", &[0; 32], 9).len(), 1);
+        assert_eq!(store.sources("/f2.js", &[0; 32], 9).len(), 1);
+        assert!(
+            store.sources("/f3.js", &[0; 32], 9).is_empty(),
+            "the third did not fit in the bound"
+        );
+    }
+
+    #[test]
     fn the_store_keeps_current_and_bounded_earlier_versions_and_survives_a_restart() {
         let folder = std::env::temp_dir().join(format!("tachyon-dict-{}", std::process::id()));
         let _ = fs::remove_dir_all(&folder);
@@ -574,7 +682,7 @@ mod tests {
         let body = |n: usize| Bytes::from(release(n));
         for n in 1..=4 {
             store.begin(Some(folder.clone()));
-            store.note(vec![("/app.js".into(), sha256(&body(n)), body(n))]);
+            store.note(vec![("/app.js".into(), sha256(&body(n)), body(n))], &policy);
             let kept = store.finish(&policy);
             assert_eq!(kept.versions, (n - 1).min(2), "after release {n}");
         }
@@ -591,7 +699,20 @@ mod tests {
         again.begin(Some(folder.clone()));
         let sources = again.sources("/app.js", &sha256(&body(5)), 9);
         assert_eq!(sources.len(), 3, "every stored version read back");
-        assert!(sources.iter().any(|v| v.sha == sha256(&body(2))));
+        assert!(sources
+            .iter()
+            .any(|v| v.sha == sha256(&body(2)) && v.body == body(2)));
+
+        // A damaged version is forgotten when a delta needs it, not used.
+        let three = folder.join(hex(&sha256(&body(3))));
+        let mut bytes = fs::read(&three).unwrap();
+        *bytes.last_mut().unwrap() ^= 1;
+        fs::write(&three, bytes).unwrap();
+        let again = VersionStore::default();
+        again.begin(Some(folder.clone()));
+        let sources = again.sources("/app.js", &sha256(&body(5)), 9);
+        assert_eq!(sources.len(), 2);
+        assert!(!three.exists());
         let _ = fs::remove_dir_all(&folder);
     }
 }

@@ -97,7 +97,7 @@ pub(super) fn represent_all(
                 _ => None,
             })
             .collect();
-        cache.versions.note(served);
+        cache.versions.note(served, &options.dictionaries);
     }
     let files = found
         .par_iter()
