@@ -524,6 +524,13 @@ fn tachyon_command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> 
         // No cache folder: a run writes nothing outside its own
         // folder. (An older baseline build may not know the option.)
         c.args(["--cache-dir", "off"]);
+    } else {
+        // The baseline's default cache folder, inside the run's: a cache
+        // an earlier run filled would leave nothing to build in the
+        // background, and `wait_for_variants` would wait for a line that
+        // never comes.
+        c.env("XDG_CACHE_HOME", env.run_dir.join("tachyon-baseline-cache"));
+        c.env_remove("CACHE_DIRECTORY");
     }
     match &env.tls {
         None => c.args(["--listen", &format!("127.0.0.1:{port}")]),
