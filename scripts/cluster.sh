@@ -17,13 +17,20 @@
 #             take it out. The replica is then started again.
 #   kill      the same through the frontend with retry-on (the default
 #             here): HAProxy retries those GETs on another replica
+#   acme      (when pebble is installed) three more replicas share one ACME
+#             folder behind an HAProxy TCP frontend that pebble (Let's
+#             Encrypt's test CA) validates through; the first replica
+#             started takes the lock and orders, and the frontend sends the
+#             validation only to the other two, which answer from the
+#             shared folder; all three then serve the one certificate
 # and prints (and writes to OUT/README.md) a table per phase: requests,
 # failures (wrk's socket errors and non-2xx), p50/p99/max latency.
 #
 #   bash scripts/cluster.sh [OUT] [DURATION]
 #
 # Needs haproxy and wrk (apt-get install -y haproxy wrk) and a release build
-# (cargo build --release -p tachyon). Ports 18099-18103 and 18201-18203.
+# (cargo build --release -p tachyon); the acme phase pebble, openssl and bc.
+# Ports 18099-18103, 18201-18203, 18140-18145 and 18151-18173.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -225,6 +232,93 @@ wait "$load"
 rows+=("$(row kill "replica 2 killed (SIGKILL) 2 s in; frontend with retry-on")")
 grep -q "r2 is DOWN" "$work/haproxy.log" && down="$down; then r2 DOWN" || down="$down; r2 not marked DOWN"
 
+# Three replicas with one ACME folder behind a TCP frontend; pebble
+# validates TLS-ALPN-01 through the frontend, which reaches only the two
+# replicas that did not order.
+acme_line="acme: skipped (pebble is not installed)"
+if command -v pebble >/dev/null && command -v pebble-challtestsrv >/dev/null; then
+    echo "phase: acme" >&2
+    name=cluster.tachyon.test
+    api=18140 mgmt=18141 dns=18142 dnsmgmt=18143 tlsport=18145
+    a="$work/acme-ca"
+    mkdir -p "$a" "$work/acme-site"
+    echo "replicated automatic https" >"$work/acme-site/index.html"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+        -subj "/CN=cluster root" -keyout "$a/ca.key" -out "$a/ca.pem" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=127.0.0.1" \
+        -keyout "$a/api.key" -out "$a/api.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$a/san.ext"
+    openssl x509 -req -in "$a/api.csr" -CA "$a/ca.pem" -CAkey "$a/ca.key" -CAcreateserial \
+        -days 2 -extfile "$a/san.ext" -out "$a/api.pem" 2>/dev/null
+    printf '{"pebble": {"listenAddress": "127.0.0.1:%s", "managementListenAddress": "127.0.0.1:%s",
+  "certificate": "%s", "privateKey": "%s", "httpPort": 18144, "tlsPort": %s,
+  "ocspResponderURL": "", "externalAccountBindingRequired": false}}\n' \
+        "$api" "$mgmt" "$a/api.pem" "$a/api.key" "$tlsport" >"$a/pebble.json"
+    pebble-challtestsrv -dns01 "127.0.0.1:$dns" -management "127.0.0.1:$dnsmgmt" \
+        -http01 "" -https01 "" -tlsalpn01 "" -defaultIPv4 127.0.0.1 -defaultIPv6 "" >/dev/null 2>&1 &
+    pids+=($!)
+    PEBBLE_VA_NOSLEEP=1 PEBBLE_WFE_NONCEREJECT=0 pebble -config "$a/pebble.json" \
+        -dnsserver "127.0.0.1:$dns" >"$a/pebble.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 50); do
+        curl -sf --cacert "$a/ca.pem" "https://127.0.0.1:$api/dir" >/dev/null && break
+        sleep 0.1
+    done
+    curl -sf --cacert "$a/ca.pem" "https://127.0.0.1:$mgmt/roots/0" >"$a/issuing-root.pem"
+    printf 'defaults\n    mode tcp\n    timeout connect 2s\n    timeout client 30s\n    timeout server 30s
+frontend tls\n    bind 127.0.0.1:%s\n    default_backend not_the_orderer
+backend not_the_orderer\n    balance roundrobin\n    server a2 127.0.0.1:18152\n    server a3 127.0.0.1:18153\n' \
+        "$tlsport" >"$a/haproxy.cfg"
+    haproxy -f "$a/haproxy.cfg" -db >"$a/haproxy.log" 2>&1 &
+    pids+=($!)
+    start_acme() {
+        "$work/bin/tachyon" "$work/acme-site" --listen "127.0.0.1:1816$1" --https "127.0.0.1:1815$1" \
+            --admin "127.0.0.1:1817$1" --threads 1 --no-h3 --acme --domain "$name" \
+            --acme-directory "https://127.0.0.1:$api/dir" --acme-ca-root "$a/ca.pem" \
+            --acme-dir "$work/acme-shared" >"$a/a$1.log" 2>&1 &
+        pids+=($!)
+    }
+    started=$(date +%s.%N)
+    start_acme 1
+    sleep 0.5
+    start_acme 2
+    start_acme 3
+    verified=timeout
+    for _ in $(seq 600); do
+        if curl -sf --max-time 2 --cacert "$a/issuing-root.pem" --resolve "$name:$tlsport:127.0.0.1" \
+            "https://$name:$tlsport/" >/dev/null 2>&1; then
+            verified=$(echo "$(date +%s.%N) - $started" | bc)
+            break
+        fi
+        sleep 0.05
+    done
+    test "$verified" != timeout || {
+        cat "$a"/a*.log "$a/pebble.log"
+        echo "acme: no verified HTTPS through the frontend" >&2
+        exit 1
+    }
+    # Each replica, asked directly, serves the certificate (the two that
+    # did not order pick it up from the folder).
+    fingerprint() {
+        echo | openssl s_client -connect "127.0.0.1:1815$1" -servername "$name" 2>/dev/null |
+            openssl x509 -noout -fingerprint -sha256 2>/dev/null | cut -d= -f2
+    }
+    prints=""
+    for _ in $(seq 100); do
+        prints=$(for i in 1 2 3; do fingerprint "$i"; done | sort -u)
+        test "$(echo "$prints" | grep -c .)" = 1 &&
+            curl -sf --cacert "$a/issuing-root.pem" --resolve "$name:18151:127.0.0.1" \
+                "https://$name:18151/" >/dev/null && break
+        sleep 0.1
+    done
+    distinct=$(echo "$prints" | grep -c . || true)
+    test "$distinct" = 1 || { echo "acme: the replicas serve $distinct certificates" >&2; exit 1; }
+    answered=$(cat "$a"/a*.log | grep -c "acme: answering the" || true)
+    test "$answered" = 1 || { echo "acme: $answered challenges answered, want 1" >&2; exit 1; }
+    orderer=$(grep -l "acme: answering the" "$a"/a*.log | xargs -n1 basename)
+    acme_line="acme: verified HTTPS through the TCP frontend ${verified}s after the first replica started; one challenge answered (${orderer%.log} ordered: the first started); pebble validated through replicas a2 and a3 only (the frontend has no route to a1); all three serve one certificate, SHA-256 $prints"
+fi
+
 {
     echo "# Three tachyon replicas behind HAProxy"
     echo
@@ -241,6 +335,7 @@ grep -q "r2 is DOWN" "$work/haproxy.log" && down="$down; then r2 DOWN" || down="
     echo
     echo "- ETags: $etag_line, and one again after the deploy."
     echo "- Kill: $down."
+    echo "- $acme_line."
     echo "- Raw wrk reports: wrk-*.txt beside this file."
 } >"$out/README.md"
 cat "$out/README.md"

@@ -14,7 +14,7 @@ use anyhow::Context;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::sign::CertifiedKey;
 use rustls::ServerConfig;
-use tachyon::config::{Identity, Settings, TlsSettings};
+use tachyon::config::{AcmeSettings, Identity, Settings, TlsSettings};
 use tachyon_server::acme::Challenges;
 use tachyon_server::tls::{self, Certificates, Resumption};
 
@@ -29,8 +29,13 @@ pub struct Tls {
 
 impl Tls {
     /// Sets up resumption and, when asked, makes the self-signed
-    /// certificate (printing its fingerprint unless quiet).
-    pub fn start(settings: &TlsSettings, quiet: bool) -> anyhow::Result<Tls> {
+    /// certificate (printing its fingerprint unless quiet); with `acme`,
+    /// the table of challenge answers, shared through its folder.
+    pub fn start(
+        settings: &TlsSettings,
+        acme: Option<&AcmeSettings>,
+        quiet: bool,
+    ) -> anyhow::Result<Tls> {
         let self_signed = match settings.identity {
             Identity::SelfSigned => {
                 let (key, fingerprint) = self_signed()?;
@@ -44,7 +49,15 @@ impl Tls {
             }
             _ => None,
         };
-        let challenges = matches!(settings.identity, Identity::Acme(_)).then(Arc::default);
+        // Answers go to the ACME folder too: replicas sharing it behind a
+        // load balancer answer the validations that reach them.
+        let challenges = match (&settings.identity, acme) {
+            (Identity::Acme(_), Some(acme)) => {
+                Some(Arc::new(Challenges::shared(acme.dir.join("challenges"))))
+            }
+            (Identity::Acme(_), None) => Some(Arc::default()),
+            _ => None,
+        };
         Ok(Tls {
             resumption: Resumption::new()?,
             self_signed,

@@ -229,7 +229,11 @@ impl Site {
             })
             .collect();
         let tls = match &settings.tls {
-            Some(tls) => Some(Arc::new(Tls::start(tls, settings.quiet)?)),
+            Some(tls) => Some(Arc::new(Tls::start(
+                tls,
+                settings.acme.as_ref(),
+                settings.quiet,
+            )?)),
             None => None,
         };
         let (mut generation, pending) = startup::first_generation(settings, &caches)?;

@@ -50,7 +50,7 @@ pub(crate) fn check(settings: &Settings, endpoints: &[Endpoint]) -> anyhow::Resu
     quick.quiet = true;
     let generation = load_generation(&quick, &caches)?;
     if let Some(tls) = &settings.tls {
-        Tls::start(tls, true)?.config(settings)?;
+        Tls::start(tls, settings.acme.as_ref(), true)?.config(settings)?;
     }
     if let Some(user) = &settings.user {
         crate::privileges::lookup_user(user)?;

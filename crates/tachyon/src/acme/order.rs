@@ -71,8 +71,9 @@ pub async fn run(
         let key_authorization = challenge.key_authorization();
         match challenge_type {
             Challenge::TlsAlpn01 => {
-                let key = validation_certificate(&name, key_authorization.digest().as_ref())?;
-                shown.show_tls_alpn(&name, key);
+                let (key, pem) =
+                    validation_certificate(&name, key_authorization.digest().as_ref())?;
+                shown.show_tls_alpn(&name, key, &pem);
             }
             Challenge::Http01 => {
                 let token = challenge.token.clone();
@@ -146,19 +147,21 @@ fn request(names: &[String]) -> anyhow::Result<(Vec<u8>, String)> {
 
 /// The self-signed certificate a TLS-ALPN-01 validator must see for
 /// `name`: the key authorization's SHA-256 in the critical
-/// `acmeIdentifier` extension (RFC 8737 §3).
+/// `acmeIdentifier` extension (RFC 8737 §3); and the same as PEM
+/// (certificate, then key) for the replicas sharing the folder.
 fn validation_certificate(
     name: &str,
     digest: &[u8],
-) -> anyhow::Result<Arc<rustls::sign::CertifiedKey>> {
+) -> anyhow::Result<(Arc<rustls::sign::CertifiedKey>, String)> {
     let key = rcgen::KeyPair::generate().context("making a key")?;
     let mut params = rcgen::CertificateParams::new(vec![name.to_string()]).context("the name")?;
     params.custom_extensions = vec![rcgen::CustomExtension::new_acme_identifier(digest)];
     let cert = params.self_signed(&key).context("signing")?;
+    let pem = format!("{}{}", cert.pem(), key.serialize_pem());
     let der: CertificateDer<'static> = cert.der().clone();
     let private = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
     let pair = tachyon_server::tls::from_der_unchecked(vec![der], private)?;
-    Ok(Arc::new(pair))
+    Ok((Arc::new(pair), pem))
 }
 
 /// The challenge answers on show for one order; taken down when dropped.
@@ -169,8 +172,8 @@ struct Shown {
 }
 
 impl Shown {
-    fn show_tls_alpn(&mut self, name: &str, key: Arc<rustls::sign::CertifiedKey>) {
-        self.challenges.show_tls_alpn(name, key);
+    fn show_tls_alpn(&mut self, name: &str, key: Arc<rustls::sign::CertifiedKey>, pem: &str) {
+        self.challenges.show_tls_alpn(name, key, pem);
         self.names.push(name.to_string());
     }
 

@@ -226,6 +226,8 @@ struct Setup {
     site: TestSite,
     http: u16,
     tls: u16,
+    /// Where pebble validates with `TlsAlpn::Elsewhere`.
+    elsewhere: u16,
 }
 
 /// Where pebble validates TLS-ALPN-01.
@@ -233,17 +235,18 @@ struct Setup {
 enum TlsAlpn {
     /// On tachyon's HTTPS port.
     Here,
-    /// On a port nothing listens on.
-    Nowhere,
+    /// On another port: nothing listens there, or another replica does
+    /// (`Setup::elsewhere`).
+    Elsewhere,
 }
 
 fn setup(tls_alpn: TlsAlpn, validity_s: u64) -> Setup {
     let site = TestSite::new();
     site.file("index.html", "hello over automatic https\n");
-    let (http, tls) = (free_port(), free_port());
+    let (http, tls, elsewhere) = (free_port(), free_port(), free_port());
     let tls_port = match tls_alpn {
         TlsAlpn::Here => tls,
-        TlsAlpn::Nowhere => free_port(),
+        TlsAlpn::Elsewhere => elsewhere,
     };
     let pebble = Pebble::start(
         &site,
@@ -258,6 +261,7 @@ fn setup(tls_alpn: TlsAlpn, validity_s: u64) -> Setup {
         site,
         http,
         tls,
+        elsewhere,
     }
 }
 
@@ -319,7 +323,7 @@ fn tls_alpn_01_gets_a_certificate_curl_verifies_within_three_seconds() {
 
 #[test]
 fn http_01_gets_a_certificate_through_the_plain_listener() {
-    let t = setup(TlsAlpn::Nowhere, 3600);
+    let t = setup(TlsAlpn::Elsewhere, 3600);
     let (root, tls) = (t.pebble.issuing_root(), t.tls);
     // The rest of plain HTTP goes to HTTPS; the challenge path does not.
     let server = t.tachyon(&["--acme-challenge", "http-01", "--redirect-https"]);
@@ -385,10 +389,42 @@ fn two_processes_sharing_the_folder_order_once() {
     );
 }
 
+/// Replicas behind one load balancer: the CA's validation reaches one
+/// that did not order, which answers from the shared folder.
+#[test]
+fn a_replica_that_did_not_order_answers_the_validation_from_the_shared_folder() {
+    let t = setup(TlsAlpn::Elsewhere, 3600);
+    let root = t.pebble.issuing_root();
+    let orderer = t.tachyon(&[]);
+    assert!(orderer
+        .wait_for_line("ordering a certificate", Duration::from_secs(10))
+        .is_some());
+    // pebble validates on this one's HTTPS port, never on the orderer's.
+    let dir = t.site.path("acme");
+    let replica = tachyon(&t.site, &t.pebble, &dir, (free_port(), t.elsewhere), &[]);
+    let served = eventually(Duration::from_secs(30), || {
+        verified_get(&root, t.tls, "/index.html").is_ok()
+            && verified_get(&root, t.elsewhere, "/index.html").is_ok()
+    });
+    assert!(
+        served,
+        "no certificate: the replica did not answer for the orderer"
+    );
+    assert!(
+        replica
+            .wait_for_line("ordering a certificate", Duration::from_secs(1))
+            .is_none(),
+        "the replica ordered too"
+    );
+    let answers = t.site.path("acme/challenges/tls-alpn-01");
+    let left = std::fs::read_dir(&answers).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "the shared answer is taken down after the order");
+}
+
 #[test]
 fn a_challenge_the_ca_cannot_validate_is_reported_with_its_error() {
     // pebble validates TLS-ALPN-01 on a port nothing listens on.
-    let t = setup(TlsAlpn::Nowhere, 3600);
+    let t = setup(TlsAlpn::Elsewhere, 3600);
     let server = t.tachyon(&[]);
     let line = server
         .wait_for_line("failed", Duration::from_secs(30))
