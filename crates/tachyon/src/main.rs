@@ -517,7 +517,7 @@ impl Reactions {
     fn handle(self, mut signals: Signals) {
         for signal in signals.forever() {
             match signal {
-                SIGHUP => self.reloader.reload("SIGHUP"),
+                SIGHUP => self.reloader.reload_on_signal(),
                 SIGUSR1 => {
                     if let Some(reopen) = &self.reopen {
                         reopen.reopen();

@@ -194,6 +194,28 @@ impl Reloader {
         crate::notify(&[sd_notify::NotifyState::Ready]);
     }
 
+    /// SIGHUP: a reload, unless a root now resolves to another directory
+    /// than the generation being served (a deploy that repointed the
+    /// root's symlink, noticed here even with `--no-watch`): then the same
+    /// as the watcher's answer to it (under the sandbox, a successor).
+    pub fn reload_on_signal(&self) {
+        let hosts = self.live.current();
+        let served: Vec<PathBuf> = std::iter::once(hosts.default_snapshot())
+            .chain(hosts.virtual_snapshots())
+            .map(|s| s.root().to_path_buf())
+            .collect();
+        drop(hosts);
+        let repointed = resolve_roots(&self.settings) != served;
+        let new_root = self.new_root.lock().unwrap_or_else(|e| e.into_inner());
+        match (repointed, new_root.as_ref()) {
+            (true, Some(then)) => then("SIGHUP, a root symlink repointed"),
+            _ => {
+                drop(new_root);
+                self.reload("SIGHUP");
+            }
+        }
+    }
+
     /// The certificates read again; when one cannot be used, the previous
     /// generation's, with a line that says which file and why.
     fn certificates(&self, tls: &Tls) -> Option<Arc<rustls::ServerConfig>> {

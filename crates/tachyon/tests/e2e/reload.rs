@@ -142,6 +142,28 @@ fn a_repointed_root_under_the_sandbox_is_served_by_a_successor() {
     eventually(&server, "/", "v2.1");
 }
 
+/// The same deploy without the watcher: SIGHUP notices the repointed
+/// symlink and hands over to a successor, as the watcher would.
+#[test]
+fn sighup_with_no_watch_serves_a_repointed_root_under_the_sandbox() {
+    let site = TestSite::new();
+    site.file("releases/v1/index.html", "v1")
+        .file("releases/v2/index.html", "v2");
+    let current = site.path("current");
+    std::os::unix::fs::symlink(site.path("releases/v1"), &current).unwrap();
+    let server = Server::start(&current, &["--no-watch"]);
+    assert_eq!(server.connect().get("/", "").text(), "v1");
+    let next = site.path("current.next");
+    std::os::unix::fs::symlink(site.path("releases/v2"), &next).unwrap();
+    std::fs::rename(&next, &current).unwrap();
+    server.signal(rustix::process::Signal::HUP);
+    let line = server
+        .wait_for_line("is serving", Duration::from_secs(20))
+        .expect("a successor takes over");
+    let _successor = Successor(upgraded_pid(&line));
+    eventually(&server, "/", "v2");
+}
+
 /// `rm -rf public && build`, under load and under the sandbox: the old
 /// site is served until the new one is, by a successor confined to the
 /// new directory; not one request fails.
