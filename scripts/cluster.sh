@@ -268,9 +268,11 @@ if command -v pebble >/dev/null && command -v pebble-challtestsrv >/dev/null; th
     pebble-challtestsrv -dns01 "127.0.0.1:$dns" -management "127.0.0.1:$dnsmgmt" \
         -http01 "" -https01 "" -tlsalpn01 "" -defaultIPv4 127.0.0.1 -defaultIPv6 "" >/dev/null 2>&1 &
     pids+=($!)
+    disown
     PEBBLE_VA_NOSLEEP=1 PEBBLE_WFE_NONCEREJECT=0 pebble -config "$a/pebble.json" \
         -dnsserver "127.0.0.1:$dns" >"$a/pebble.log" 2>&1 &
     pids+=($!)
+    disown
     for _ in $(seq 50); do
         curl -sf --cacert "$a/ca.pem" "https://127.0.0.1:$api/dir" >/dev/null && break
         sleep 0.1
@@ -282,12 +284,15 @@ backend not_the_orderer\n    balance roundrobin\n    server a2 127.0.0.1:18152\n
         "$tlsport" >"$a/haproxy.cfg"
     haproxy -f "$a/haproxy.cfg" -db >"$a/haproxy.log" 2>&1 &
     pids+=($!)
+    disown
     start_acme() {
         "$work/bin/tachyon" "$work/acme-site" --listen "127.0.0.1:1816$1" --https "127.0.0.1:1815$1" \
             --admin "127.0.0.1:1817$1" --threads 1 --no-h3 --acme --domain "$name" \
             --acme-directory "https://127.0.0.1:$api/dir" --acme-ca-root "$a/ca.pem" \
             --acme-dir "$work/acme-shared" >"$a/a$1.log" 2>&1 &
         pids+=($!)
+        disown
+    disown
     }
     started=$(date +%s.%N)
     start_acme 1
