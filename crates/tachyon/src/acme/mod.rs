@@ -2,7 +2,8 @@
 //! thread of its own orders the certificate for the `--domain` names when
 //! none usable is stored, renews it when a third of its lifetime is left or
 //! when the CA's renewal information (RFC 9773) says so, and after a
-//! failure tries again with exponential backoff.
+//! failure tries again with exponential backoff, never before the time the
+//! CA's `Retry-After` names (noted by `http`, the HTTPS client).
 //!
 //! Owns when to order and what to keep. It never serves and never swaps a
 //! certificate in: it shows challenge answers through
@@ -16,6 +17,7 @@
 //! every failure is logged with what failed and when the next attempt is,
 //! and the server goes on with what it has.
 
+mod http;
 mod order;
 pub mod store;
 
@@ -64,6 +66,7 @@ pub fn start(settings: AcmeSettings, challenges: Arc<Challenges>, board: Arc<Cer
                         account: None,
                         failures: 0,
                         due: None,
+                        retry_after: Arc::default(),
                     };
                     runtime.block_on(client.run());
                 }
@@ -121,6 +124,8 @@ struct Client {
     account: Option<Account>,
     /// Failed attempts since the last success.
     failures: u32,
+    /// The CA's `Retry-After` on its last error response.
+    retry_after: Arc<http::RetryAfter>,
     /// The renewal time of the stored certificate (its leaf), worked out
     /// once: the CA's renewal information is asked for once per
     /// certificate, not at every look.
@@ -284,11 +289,15 @@ impl Client {
     }
 
     async fn open_account(&self) -> anyhow::Result<Account> {
-        let builder = match &self.settings.ca_root {
-            Some(root) => Account::builder_with_root(root)
-                .with_context(|| format!("acme.ca_root: {}", root.display()))?,
-            None => Account::builder().context("the HTTPS client for the CA")?,
+        let roots = match &self.settings.ca_root {
+            Some(root) => {
+                Some(read_root(root).with_context(|| format!("acme.ca_root: {}", root.display()))?)
+            }
+            None => None,
         };
+        let client = http::Noting::new(roots, Arc::clone(&self.retry_after))
+            .context("the HTTPS client for the CA")?;
+        let builder = Account::builder_with_http(Box::new(client));
         if let Some(credentials) = self.store.account()? {
             return builder
                 .from_credentials(credentials)
@@ -327,14 +336,11 @@ impl Client {
     /// hour at least after the CA's rate limit.
     async fn failed(&mut self, error: &str) {
         self.failures += 1;
-        let backoff = FIRST_RETRY.saturating_mul(1 << self.failures.min(12).saturating_sub(1));
-        let (wait, hint) = match error.contains("rateLimited") {
-            true => (
-                LAST_RETRY,
-                " (the CA's rate limit: wait for it, and test with --acme-staging)",
-            ),
-            false => (backoff.min(LAST_RETRY), ""),
-        };
+        let asked = self
+            .retry_after
+            .take()
+            .and_then(|at| at.duration_since(SystemTime::now()).ok());
+        let (wait, hint) = wait_after_failure(self.failures, error.contains("rateLimited"), asked);
         crate::warn(&format!(
             "acme: ordering a certificate for {} failed: {error}{hint}; next attempt in {}s",
             self.settings.domains.join(", "),
@@ -366,6 +372,42 @@ impl Client {
 }
 
 /// A number fixed per certificate: the same jitter after every restart.
+/// How long to wait after the `failures`-th failure in a row: backoff
+/// from [`FIRST_RETRY`] doubling to [`LAST_RETRY`], never less than the
+/// CA's `Retry-After` (`asked`, at most a week: Let's Encrypt's longest
+/// rate-limit window); a rate limit without one waits [`LAST_RETRY`].
+fn wait_after_failure(
+    failures: u32,
+    rate_limited: bool,
+    asked: Option<Duration>,
+) -> (Duration, &'static str) {
+    const WEEK: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+    let backoff = FIRST_RETRY
+        .saturating_mul(1 << (failures.clamp(1, 13) - 1))
+        .min(LAST_RETRY);
+    let hint = match rate_limited {
+        true => " (the CA's rate limit: wait for it, and test with --acme-staging)",
+        false => "",
+    };
+    let wait = match (asked, rate_limited) {
+        (Some(asked), _) => backoff.max(asked.min(WEEK)),
+        (None, true) => LAST_RETRY,
+        (None, false) => backoff,
+    };
+    (wait, hint)
+}
+
+/// Reads a root certificate (PEM) to trust for the CA's HTTPS.
+fn read_root(path: &std::path::Path) -> anyhow::Result<rustls::RootCertStore> {
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_file_iter(path)? {
+        roots.add(cert?)?;
+    }
+    anyhow::ensure!(!roots.is_empty(), "no CERTIFICATE block in it");
+    Ok(roots)
+}
+
 fn pseudo_random(leaf: &rustls::pki_types::CertificateDer<'_>) -> u64 {
     let digest = ring::digest::digest(&ring::digest::SHA256, leaf.as_ref());
     let mut bytes = [0u8; 8];
@@ -381,4 +423,36 @@ fn unix_now() -> i64 {
 
 fn secs(seconds: i64) -> Duration {
     Duration::from_secs(seconds.max(0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waits_double_to_an_hour_and_never_undercut_the_ca_s_retry_after() {
+        let wait = |n, limited, asked: Option<u64>| {
+            wait_after_failure(n, limited, asked.map(Duration::from_secs))
+                .0
+                .as_secs()
+        };
+        assert_eq!(
+            [
+                wait(1, false, None),
+                wait(2, false, None),
+                wait(3, false, None)
+            ],
+            [5, 10, 20]
+        );
+        assert_eq!(wait(30, false, None), 3600, "capped at an hour");
+        assert_eq!(wait(1, false, Some(120)), 120, "the CA asked for longer");
+        assert_eq!(wait(5, false, Some(2)), 80, "backoff is longer than asked");
+        assert_eq!(wait(1, true, None), 3600, "a rate limit without a time");
+        assert_eq!(wait(1, true, Some(7200)), 7200, "a rate limit's own time");
+        assert_eq!(
+            wait(1, true, Some(30 * 24 * 3600)),
+            7 * 24 * 3600,
+            "at most a week"
+        );
+    }
 }
