@@ -146,15 +146,17 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         upgrading: Arc::new(AtomicBool::new(false)),
         quiet: settings.quiet,
     };
-    // Serving already: names with a stored certificate answer at once,
-    // the others once their order succeeds.
-    if let (Some(acme), Some(challenges), Some(board)) = (&settings.acme, challenges, certificates)
-    {
-        acme::start(acme.clone(), challenges, board);
-    }
     let sandboxed = settings.sandbox;
+    let acme_settings = settings.acme.clone();
     let reloader = Reloader::new(live, settings, site.caches, site.tls, reloads);
     let reloader = start_reloading(reloader, sandboxed, &upgrades, site.pending, watch);
+    // Serving already: names with a stored certificate answer at once,
+    // the others once their order succeeds.
+    if let (Some(acme), Some(challenges), Some(board)) = (acme_settings, challenges, certificates) {
+        let reloader = Arc::clone(&reloader);
+        let issued = Box::new(move || reloader.reload("a certificate was issued"));
+        acme::start(acme, challenges, board, issued);
+    }
     // Listeners are open and workers serve: the process we replace, or
     // else systemd's Type=notify, waits for this.
     if !upgrade::tell_predecessor() {

@@ -52,6 +52,10 @@ pub struct Reloader {
     /// sandbox the new one is outside this process's rules, and a
     /// successor that confines itself to it takes over.
     new_root: Mutex<Option<NewRoot>>,
+    /// The certificate files' stamps as the last build read them: the
+    /// poll reloads when they differ, and a reload asked for by the ACME
+    /// client (which wrote them) is not made twice.
+    cert_stamps: Mutex<Vec<certs::Stamp>>,
 }
 
 /// See [`Reloader::on_new_root`].
@@ -65,7 +69,10 @@ impl Reloader {
         tls: Option<Arc<Tls>>,
         reloads: Arc<Reloads>,
     ) -> Arc<Reloader> {
+        // What the first generation read.
+        let cert_stamps = Mutex::new(certs::stamps(&settings));
         Arc::new(Reloader {
+            cert_stamps,
             live,
             settings,
             caches,
@@ -219,6 +226,7 @@ impl Reloader {
     /// The certificates read again; when one cannot be used, the previous
     /// generation's, with a line that says which file and why.
     fn certificates(&self, tls: &Tls) -> Option<Arc<rustls::ServerConfig>> {
+        *self.cert_stamps.lock().unwrap_or_else(|e| e.into_inner()) = certs::stamps(&self.settings);
         match tls.config(&self.settings) {
             Ok(config) => Some(config),
             Err(err) => {
@@ -246,7 +254,6 @@ impl Reloader {
     fn watch_loop(&self, mut watch: Option<Watch>) {
         let mut dirty_since: Option<Instant> = None;
         let mut last_poll = Instant::now();
-        let mut cert_stamps = certs::stamps(&self.settings);
         loop {
             let wait = match dirty_since {
                 Some(_) => DEBOUNCE,
@@ -290,8 +297,12 @@ impl Reloader {
             }
             // Certificates usually live outside the roots: polled, not watched.
             let stamps = certs::stamps(&self.settings);
-            if stamps != cert_stamps {
-                cert_stamps = stamps;
+            let read = self
+                .cert_stamps
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            if stamps != read {
                 self.reload("a certificate file changed");
             }
             let change = watch.as_mut().and_then(|w| w.refresh(&self.settings));

@@ -7,10 +7,10 @@
 //!
 //! Owns when to order and what to keep. It never serves and never swaps a
 //! certificate in: it shows challenge answers through
-//! `tachyon_server::acme::Challenges` and writes the certificate into the
-//! ACME folder, where the reloader's poll of certificate files finds it and
-//! swaps it in like any renewed certificate (connections in flight keep
-//! theirs). instant-acme speaks the protocol; it is async on tokio and
+//! `tachyon_server::acme::Challenges`, writes the certificate into the
+//! ACME folder and asks the reloader to swap it in like any renewed
+//! certificate (connections in flight keep theirs); other processes sharing
+//! the folder find it by their reloader's poll of certificate files. instant-acme speaks the protocol; it is async on tokio and
 //! hyper, which run here on a current-thread runtime, off the serving path.
 //!
 //! Invariant: once the server has started, nothing here ends the process;
@@ -41,7 +41,14 @@ const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
 /// Starts the client's thread; a failure to start is said, and the
 /// server goes on with what it has.
-pub fn start(settings: AcmeSettings, challenges: Arc<Challenges>, board: Arc<CertificateBoard>) {
+/// `issued` swaps a certificate in once it is written (the reloader's poll
+/// of certificate files would find it too, up to a second later).
+pub fn start(
+    settings: AcmeSettings,
+    challenges: Arc<Challenges>,
+    board: Arc<CertificateBoard>,
+    issued: Box<dyn Fn() + Send>,
+) {
     let store = match Store::open(&settings) {
         Ok(store) => store,
         Err(e) => {
@@ -67,6 +74,7 @@ pub fn start(settings: AcmeSettings, challenges: Arc<Challenges>, board: Arc<Cer
                         failures: 0,
                         due: None,
                         retry_after: Arc::default(),
+                        issued,
                     };
                     runtime.block_on(client.run());
                 }
@@ -126,6 +134,8 @@ struct Client {
     failures: u32,
     /// The CA's `Retry-After` on its last error response.
     retry_after: Arc<http::RetryAfter>,
+    /// Swaps a newly written certificate in.
+    issued: Box<dyn Fn() + Send>,
     /// The renewal time of the stored certificate (its leaf), worked out
     /// once: the CA's renewal information is asked for once per
     /// certificate, not at every look.
@@ -175,6 +185,7 @@ impl Client {
                         stored.issuer,
                         httpdate::fmt_http_date(UNIX_EPOCH + secs(stored.not_after))
                     ));
+                    (self.issued)();
                 }
                 Err(e) => {
                     self.board.order_failed();
