@@ -400,6 +400,7 @@ mod tests {
     use tachyon_http::encoding::Coding;
 
     use super::*;
+    use crate::rules::DictionaryRule;
 
     fn temp_site(files: &[(&str, &[u8])]) -> PathBuf {
         static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -596,6 +597,46 @@ mod tests {
             "{head}"
         );
         assert!(head.contains("Cache-Control: no-cache\r\n"), "{head}");
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn header_rules_turn_dictionaries_off_or_name_their_pattern() {
+        let text = "let x = 1;\n".repeat(200);
+        let root = temp_site(&[
+            ("app.js", text.as_bytes()),
+            ("legacy/old.js", text.as_bytes()),
+            ("data/words.txt", text.as_bytes()),
+        ]);
+        let rule = |glob: &str, d: DictionaryRule| {
+            HeaderRule::new(glob, None, &[])
+                .unwrap()
+                .with_dictionary(d)
+                .unwrap()
+        };
+        let options = LoadOptions {
+            header_rules: vec![
+                rule("legacy/**", DictionaryRule::Off),
+                rule("data/*.txt", DictionaryRule::Match("/data/*.txt".into())),
+            ],
+            ..LoadOptions::default()
+        };
+        let snap = Snapshot::load(&root, &options).unwrap();
+        let offer = |key: &str| {
+            file(&snap, key)
+                .fields
+                .iter()
+                .find(|f| f.name().as_str() == "Use-As-Dictionary")
+                .map(|f| f.value().to_string())
+        };
+        assert_eq!(offer("/app.js").as_deref(), Some("match=\"/app.js\""));
+        assert_eq!(offer("/legacy/old.js"), None, "turned off by its rule");
+        assert_eq!(
+            offer("/data/words.txt").as_deref(),
+            Some("match=\"/data/*.txt\""),
+            "a kind not offered by default, offered by its rule"
+        );
+        assert_eq!(snap.stats().dictionaries_offered, 2);
         std::fs::remove_dir_all(root).unwrap();
     }
 

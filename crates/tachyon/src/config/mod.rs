@@ -420,6 +420,35 @@ mod tests {
         assert!(error(&[], "[[hosts]]\nnames = []\nroot = \"/x\"").starts_with("hosts[0].names:"));
         assert!(error(&[], "[compression]\ncodings = [\"lzma\"]")
             .starts_with("compression.codings: \"lzma\""));
+        assert!(
+            error(&[], "[[headers]]\nglob = \"*.js\"\ndictionary = true")
+                .starts_with("headers[0] (glob \"*.js\"): dictionary = true")
+        );
+        assert!(error(
+            &[],
+            "[[headers]]\nglob = \"*.js\"\ndictionary = \"app.*.js\""
+        )
+        .contains("dictionary match \"app.*.js\""));
+        assert!(error(&[], "[dictionaries]\nkeep_size = \"lots\"")
+            .starts_with("dictionaries.keep_size"));
+    }
+
+    #[test]
+    fn dictionaries_are_on_by_default_and_turned_off_by_the_flag_or_the_table() {
+        let on = Settings::from_config_text(&args(&[]), "t.toml", "").unwrap();
+        assert!(on.load.dictionaries.enabled);
+        assert_eq!(on.load.dictionaries.keep_versions, 3);
+        let flag = Settings::from_config_text(&args(&["--no-dictionaries"]), "t.toml", "").unwrap();
+        assert!(!flag.load.dictionaries.enabled);
+        let table = "[dictionaries]\nenabled = false\nkeep_versions = 5\nkeep_size = \"8MiB\"";
+        let file = Settings::from_config_text(&args(&[]), "t.toml", table).unwrap();
+        assert!(!file.load.dictionaries.enabled);
+        assert_eq!(file.load.dictionaries.keep_versions, 5);
+        assert_eq!(file.load.dictionaries.keep_bytes, 8 << 20);
+        let rules = "[[headers]]\nglob = \"legacy/*.js\"\ndictionary = false\n\n\
+                     [[headers]]\nglob = \"js/*.js\"\ndictionary = \"/js/app.*.js\"";
+        let ruled = Settings::from_config_text(&args(&[]), "t.toml", rules).unwrap();
+        assert_eq!(ruled.load.header_rules.len(), 2);
     }
 
     /// The `[default: …]` in each option's help, as `--help` shows it.
