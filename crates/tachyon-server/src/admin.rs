@@ -252,6 +252,8 @@ struct SiteSize {
     /// Earlier versions kept as dictionaries, and their bytes.
     versions: u64,
     versions_bytes: u64,
+    /// The served versions' copies, kept for the next deploy.
+    current_versions_bytes: u64,
 }
 
 fn site_size(live: &Live) -> SiteSize {
@@ -273,6 +275,7 @@ fn site_size(live: &Live) -> SiteSize {
         size.dictionaries += s.dictionaries_offered as u64;
         size.versions += s.versions_kept.versions as u64;
         size.versions_bytes += s.versions_kept.bytes;
+        size.current_versions_bytes += s.versions_kept.current_bytes;
     }
     size
 }
@@ -611,6 +614,17 @@ fn site(out: &mut String, admin: &Admin) {
         "tachyon_dictionary_versions_bytes {}",
         size.versions_bytes
     );
+    head(
+        out,
+        "tachyon_dictionary_current_versions_bytes",
+        "gauge",
+        "Bytes of the served versions of offered files, kept so the next deploy can send deltas from them.",
+    );
+    let _ = writeln!(
+        out,
+        "tachyon_dictionary_current_versions_bytes {}",
+        size.current_versions_bytes
+    );
 }
 
 fn reloads(out: &mut String, admin: &Admin) {
@@ -708,6 +722,7 @@ fn status(admin: &Admin, started: Instant) -> String {
             "delta_bytes": size.bytes[4] + size.bytes[5],
             "earlier_versions": size.versions,
             "earlier_versions_bytes": size.versions_bytes,
+            "current_versions_bytes": size.current_versions_bytes,
         },
         "reloads": {
             "succeeded": h.succeeded,

@@ -276,6 +276,10 @@ pub struct VersionsKept {
     pub versions: usize,
     /// Their bytes (in the cache folder when there is one, else in memory).
     pub bytes: u64,
+    /// Bytes of the versions being served, kept too so that the next deploy
+    /// has them: as many as the offered files hold (a copy in the cache
+    /// folder; without one, in memory within `keep_bytes`).
+    pub current_bytes: u64,
 }
 
 /// A stored version: magic, the pattern's length (u16, little-endian), the
@@ -414,7 +418,16 @@ impl VersionStore {
             );
         }
         earlier.sort_by_key(|e| std::cmp::Reverse(e.0));
-        let mut kept = VersionsKept::default();
+        let mut kept = VersionsKept {
+            current_bytes: v
+                .by_pattern
+                .values()
+                .flatten()
+                .filter(|h| h.current)
+                .map(|h| h.len)
+                .sum(),
+            ..VersionsKept::default()
+        };
         for (_, len, pattern, sha) in earlier {
             if kept.bytes + len <= policy.keep_bytes {
                 kept.bytes += len;

@@ -271,8 +271,9 @@ fn summarize(snapshot: &Snapshot) {
             })
             .collect();
         say(&format!(
-            "dictionaries: {} files offered, {} earlier versions kept ({:.1} MiB), deltas {}",
+            "dictionaries: {} files offered ({:.1} MiB kept for the next deploy), {} earlier versions kept ({:.1} MiB), deltas {}",
             s.dictionaries_offered,
+            mib(s.versions_kept.current_bytes),
             s.versions_kept.versions,
             mib(s.versions_kept.bytes),
             deltas.join(", ")

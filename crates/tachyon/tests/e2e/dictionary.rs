@@ -180,6 +180,10 @@ fn a_changed_script_is_sent_as_a_delta_both_codings_decode_and_metrics_count_it(
         metric(&text, "tachyon_dictionary_versions_bytes") as usize,
         release_1().len()
     );
+    assert_eq!(
+        metric(&text, "tachyon_dictionary_current_versions_bytes") as usize,
+        release_2().len()
+    );
     let logged = log_once(&log, |text| {
         text.contains("\"Content-Encoding\":[\"dcz\"]")
             && text.contains("\"Content-Encoding\":[\"dcb\"]")
