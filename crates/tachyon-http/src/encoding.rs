@@ -106,19 +106,7 @@ pub fn choose(accept_encoding: Option<&[u8]>, offered: &[Coding]) -> Choice {
     let mut identity: Option<u16> = None;
     let mut explicit: [Option<u16>; Coding::ALL.len()] = [None; Coding::ALL.len()];
     for item in tokens(field) {
-        let mut parts = item.split(|&b| b == b';');
-        let name = trim(parts.next().unwrap_or(b""));
-        let mut q = 1000;
-        for param in parts {
-            let param = trim(param);
-            if let Some(value) = param
-                .strip_prefix(b"q=")
-                .or_else(|| param.strip_prefix(b"Q="))
-            {
-                // A malformed weight makes the member unusable, not q=1.
-                q = qvalue(value).unwrap_or(0);
-            }
-        }
+        let (name, q) = member(item);
         if name == b"*" {
             star = Some(q);
         } else if name.eq_ignore_ascii_case(b"identity") {
@@ -157,24 +145,13 @@ pub fn choose(accept_encoding: Option<&[u8]>, offered: &[Coding]) -> Choice {
 pub fn delta(accept_encoding: &[u8], offered: &[Coding]) -> Option<Coding> {
     let mut best: Option<(u16, Coding)> = None;
     for item in tokens(accept_encoding) {
-        let mut parts = item.split(|&b| b == b';');
-        let name = trim(parts.next().unwrap_or(b""));
+        let (name, q) = member(item);
         let Some(&coding) = offered
             .iter()
             .find(|c| name.eq_ignore_ascii_case(c.token().as_bytes()))
         else {
             continue;
         };
-        let mut q = 1000;
-        for param in parts {
-            let param = trim(param);
-            if let Some(value) = param
-                .strip_prefix(b"q=")
-                .or_else(|| param.strip_prefix(b"Q="))
-            {
-                q = qvalue(value).unwrap_or(0);
-            }
-        }
         let rank = |c: Coding| offered.iter().position(|&o| o == c);
         let better = match best {
             None => true,
@@ -203,6 +180,25 @@ pub fn available_dictionary(field: &[u8]) -> Option<[u8; 32]> {
         .decode_slice(inner, &mut hash)
         .ok()?;
     (n == 32).then_some(hash)
+}
+
+/// One `Accept-Encoding` member: its coding name and its weight in
+/// thousandths (1000 when it has no `q`).
+fn member(item: &[u8]) -> (&[u8], u16) {
+    let mut parts = item.split(|&b| b == b';');
+    let name = trim(parts.next().unwrap_or(b""));
+    let mut q = 1000;
+    for param in parts {
+        let param = trim(param);
+        if let Some(value) = param
+            .strip_prefix(b"q=")
+            .or_else(|| param.strip_prefix(b"Q="))
+        {
+            // A malformed weight makes the member unusable, not q=1.
+            q = qvalue(value).unwrap_or(0);
+        }
+    }
+    (name, q)
 }
 
 /// `1`, `1.000`, `0.5`, `0` … as thousandths (RFC 9110 §12.4.2).

@@ -189,7 +189,7 @@ impl LoadStats {
         let offered = file
             .fields
             .iter()
-            .any(|f| f.name().as_str() == "Use-As-Dictionary");
+            .any(|f| matches!(f.name(), tachyon_http::response::Name::UseAsDictionary));
         self.dictionaries_offered += usize::from(offered);
         for d in file.deltas.iter() {
             self.encoded_files[d.coding as usize] += 1;
