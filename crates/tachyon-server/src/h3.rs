@@ -15,7 +15,7 @@
 //! more, and what it held is dropped. Bodies in memory are handed to QUIC
 //! as references to the snapshot's bytes, never copied.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fs::File;
 use std::net::SocketAddr;
 use std::ops::Range;
@@ -38,6 +38,11 @@ use crate::answer::{self, Carrier};
 use crate::reply::{decide, open_for_sending, Reply, Summary};
 use crate::serving::Serving;
 use crate::session::TlsFacts;
+
+/// Stream maps: ids are the peer's, bounded by QUIC's stream limits; a
+/// seeded fast hash, as SipHash was 1.8% of a busy worker
+/// (bench/results/h3-2026-11-27).
+type StreamMap<V> = std::collections::HashMap<StreamId, V, foldhash::fast::RandomState>;
 
 /// Largest piece of a disk-served body read per write: what QUIC takes in
 /// one go on a fast connection, small enough to stay in cache.
@@ -75,11 +80,11 @@ pub struct H3 {
     /// Our control stream, once opened.
     control: Option<StreamId>,
     /// The peer's unidirectional streams.
-    uni: HashMap<StreamId, Uni>,
+    uni: StreamMap<Uni>,
     /// Request streams being read.
-    reading: HashMap<StreamId, FrameReader>,
+    reading: StreamMap<FrameReader>,
     /// Responses with something left to write.
-    sending: HashMap<StreamId, Outgoing>,
+    sending: StreamMap<Outgoing>,
     /// Requests answered since the last `settle`.
     answered: u64,
     /// The largest request stream accepted, for GOAWAY.
@@ -134,6 +139,9 @@ enum Part {
 /// Most parts handed to QUIC in one call.
 const BATCH: usize = 16;
 
+/// Entries a quiet connection's stream maps may keep.
+const KEPT_STREAMS: usize = 32;
+
 /// A connection error: its code closes the connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Failed(pub Code);
@@ -142,9 +150,9 @@ impl H3 {
     pub fn new(limits: H3Limits, remote: SocketAddr) -> Box<H3> {
         Box::new(H3 {
             control: None,
-            uni: HashMap::new(),
-            reading: HashMap::new(),
-            sending: HashMap::new(),
+            uni: StreamMap::default(),
+            reading: StreamMap::default(),
+            sending: StreamMap::default(),
             answered: 0,
             last_request: None,
             going_away: false,
@@ -159,12 +167,15 @@ impl H3 {
     }
 
     /// The connection went quiet: gives back what is rebuilt cheaply.
+    /// Stream maps sized for a few requests stay: a connection goes quiet
+    /// between every batch of requests, and growing them again each time
+    /// was 1.8% of a busy worker (bench/results/h3-lean-2026-11-27).
     pub fn settle(&mut self) {
-        if self.sending.is_empty() {
-            self.sending = HashMap::new();
+        if self.sending.is_empty() && self.sending.capacity() > KEPT_STREAMS {
+            self.sending = StreamMap::default();
         }
-        if self.reading.is_empty() {
-            self.reading = HashMap::new();
+        if self.reading.is_empty() && self.reading.capacity() > KEPT_STREAMS {
+            self.reading = StreamMap::default();
         }
         self.fields = None;
         self.section = Vec::new();
@@ -178,7 +189,7 @@ impl H3 {
                 Event::Stream(StreamEvent::Opened { dir }) => {
                     // A new stream may hold data already, and QUIC says so
                     // only by this event, not by `Readable`.
-                    for id in self.accept(conn, dir) {
+                    while let Some(id) = self.accept(conn, dir) {
                         self.read(conn, id, cx)?;
                     }
                 }
@@ -220,14 +231,13 @@ impl H3 {
         Ok(())
     }
 
-    /// Takes the streams the peer opened; returns those to read.
-    fn accept(&mut self, conn: &mut Connection, dir: Dir) -> Vec<StreamId> {
-        let mut taken = Vec::new();
+    /// Takes the next stream the peer opened that is to be read.
+    fn accept(&mut self, conn: &mut Connection, dir: Dir) -> Option<StreamId> {
         while let Some(id) = conn.streams().accept(dir) {
             match dir {
                 Dir::Uni => {
                     self.uni.insert(id, Uni::Opening(Vec::new()));
-                    taken.push(id);
+                    return Some(id);
                 }
                 Dir::Bi if self.going_away => {
                     // §5.2: after GOAWAY, requests are refused unprocessed.
@@ -239,11 +249,11 @@ impl H3 {
                     self.last_request = Some(id);
                     let limit = self.limits.max_field_section;
                     self.reading.insert(id, FrameReader::new(limit));
-                    taken.push(id);
+                    return Some(id);
                 }
             }
         }
-        taken
+        None
     }
 
     /// Reads what arrived on stream `id`.
@@ -383,14 +393,27 @@ impl H3 {
         self.section.clear();
         let mut carried = Carried {
             section: &mut self.section,
+            first_data: None,
             body: VecDeque::new(),
             opened,
         };
         answer::write(reply, &exchange, &mut carried);
         let mut parts = carried.body;
-        let mut head_frame = Vec::with_capacity(self.section.len() + 16);
-        frame::put_header(&mut head_frame, kind::HEADERS, self.section.len() as u64);
+        let first_data = carried.first_data;
+        // HEADERS and the first DATA frame's header in one buffer, sized
+        // exactly (a `Bytes` made from a `Vec` with spare room allocates
+        // again).
+        let section = self.section.len() as u64;
+        let mut len = frame::header_len(kind::HEADERS, section) + self.section.len();
+        if let Some(data) = first_data {
+            len += frame::header_len(kind::DATA, data);
+        }
+        let mut head_frame = Vec::with_capacity(len);
+        frame::put_header(&mut head_frame, kind::HEADERS, section);
         head_frame.extend_from_slice(&self.section);
+        if let Some(data) = first_data {
+            frame::put_header(&mut head_frame, kind::DATA, data);
+        }
         parts.push_front(Part::Ready(Bytes::from(head_frame)));
         let client = Client {
             addr: Some(self.remote),
@@ -413,7 +436,7 @@ impl H3 {
             return;
         };
         let mut stream = conn.send_stream(id);
-        let mut batch: Vec<Bytes> = Vec::with_capacity(BATCH);
+        let mut batch: [Bytes; BATCH] = Default::default();
         loop {
             if matches!(out.parts.front(), Some(Part::Disk { .. })) && !read_piece(out) {
                 // The file is gone or changed after the head went: the
@@ -422,17 +445,19 @@ impl H3 {
                 self.sending.remove(&id);
                 return;
             }
-            batch.clear();
+            let mut len = 0;
             for part in out.parts.iter().take(BATCH) {
                 match part {
-                    Part::Ready(bytes) => batch.push(bytes.clone()),
+                    Part::Ready(bytes) => batch[len] = bytes.clone(),
                     Part::Disk { .. } => break,
                 }
+                len += 1;
             }
-            if batch.is_empty() {
+            if len == 0 {
                 break;
             }
-            match stream.write_chunks(&mut batch) {
+            let batch = &mut batch[..len];
+            match stream.write_chunks(batch) {
                 Ok(written) => {
                     out.parts.drain(..written.chunks);
                     if written.chunks < batch.len() {
@@ -675,13 +700,20 @@ fn read_piece(out: &mut Outgoing) -> bool {
 /// pieces read as QUIC takes them.
 struct Carried<'b> {
     section: &'b mut Vec<u8>,
+    /// The length of a DATA frame that follows the HEADERS frame at once:
+    /// its header goes in the HEADERS frame's buffer.
+    first_data: Option<u64>,
     body: VecDeque<Part>,
     opened: Option<Arc<File>>,
 }
 
 impl Carried<'_> {
     fn data_header(&mut self, len: u64) {
-        let mut header = Vec::with_capacity(9);
+        if self.body.is_empty() && self.first_data.is_none() {
+            self.first_data = Some(len);
+            return;
+        }
+        let mut header = Vec::with_capacity(frame::header_len(kind::DATA, len));
         frame::put_header(&mut header, kind::DATA, len);
         self.body.push_back(Part::Ready(Bytes::from(header)));
     }

@@ -9,7 +9,7 @@
 //! Invariant: the reader holds at most `limit` bytes, or the 16 bytes of a
 //! frame header, whatever the peer sends.
 
-use super::{get_varint, put_varint, Code};
+use super::{get_varint, put_varint, varint_len, Code};
 
 /// Frame types (RFC 9114 §7.2).
 pub mod kind {
@@ -26,6 +26,11 @@ pub mod kind {
 pub fn put_header(buf: &mut Vec<u8>, kind: u64, len: u64) {
     put_varint(buf, kind);
     put_varint(buf, len);
+}
+
+/// How many bytes `put_header` writes.
+pub fn header_len(kind: u64, len: u64) -> usize {
+    varint_len(kind) + varint_len(len)
 }
 
 /// HTTP/2 frame types with no HTTP/3 meaning (§7.2.8): PRIORITY, PING,

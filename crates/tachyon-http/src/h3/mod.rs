@@ -74,6 +74,16 @@ pub fn put_varint(buf: &mut Vec<u8>, value: u64) {
     }
 }
 
+/// How many bytes `put_varint` writes for `value`.
+pub fn varint_len(value: u64) -> usize {
+    match value {
+        0..=0x3f => 1,
+        0x40..=0x3fff => 2,
+        0x4000..=0x3fff_ffff => 4,
+        _ => 8,
+    }
+}
+
 /// Reads a variable-length integer from the front of `input`: its value
 /// and length, or `None` when `input` does not hold all of it yet.
 pub fn get_varint(input: &[u8]) -> Option<(u64, usize)> {
@@ -125,6 +135,12 @@ mod tests {
             let mut out = Vec::new();
             put_varint(&mut out, value);
             assert_eq!(out, bytes);
+            assert_eq!(varint_len(value), bytes.len());
+        }
+        for value in [0, 0x3f, 0x40, 0x3fff, 0x4000, 0x3fff_ffff, 0x4000_0000] {
+            let mut out = Vec::new();
+            put_varint(&mut out, value);
+            assert_eq!(varint_len(value), out.len(), "{value:#x}");
         }
         // The two-byte form of 37 decodes too (not minimal, still valid).
         assert_eq!(get_varint(&[0x40, 0x25]), Some((37, 2)));

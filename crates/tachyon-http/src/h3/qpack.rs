@@ -14,7 +14,7 @@
 //! buffer, and a section costs its input's length in work.
 
 // QPACK writes integers and literals as HPACK does (RFC 9204 §4.1.1-§4.1.2).
-use crate::h2::hpack::{huffman, integer, string_parts};
+use crate::h2::hpack::{huffman, integer, lowercase_name, string_parts};
 use crate::head::{self, Dialect};
 use crate::request::Version;
 use crate::response::{Name, Persistence, Status};
@@ -215,8 +215,7 @@ impl Dialect for Qpack {
             None => {
                 // Literal with a literal name (§4.5.6): 0010xxxx; HTTP/3
                 // field names are lowercase (RFC 9114 §4.2).
-                let lower = name.as_str().to_ascii_lowercase();
-                string_parts(buf, 0x20, 3, &[lower.as_bytes()]);
+                lowercase_name(buf, 0x20, 3, name.as_str());
             }
         }
         string_parts(buf, 0, 7, parts);

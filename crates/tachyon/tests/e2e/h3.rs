@@ -75,6 +75,18 @@ fn get_head_conditional_and_range_requests_over_http3() {
     assert_eq!(range[0]["status"], 206);
     assert_eq!(range[0]["body"], "234");
     assert_eq!(range[0]["headers"]["content-range"], "bytes 2-4/10");
+    // Two ranges: a multipart body of several DATA frames, whole.
+    let multi = h3(at, &["-H", "range: bytes=0-1,7-8", "/a.txt"]);
+    assert_eq!(multi[0]["status"], 206);
+    let kind = multi[0]["headers"]["content-type"].as_str().unwrap();
+    let boundary = kind
+        .strip_prefix("multipart/byteranges; boundary=")
+        .unwrap();
+    let body = multi[0]["body"].as_str().unwrap();
+    assert_eq!(body.matches(boundary).count(), 3, "{body}");
+    assert!(body.contains("bytes 0-1/10\r\n\r\n01\r\n"), "{body}");
+    assert!(body.contains("bytes 7-8/10\r\n\r\n78\r\n"), "{body}");
+    assert_eq!(multi[0]["len"], body.len());
     let head = h3(at, &["--method", "HEAD", "/a.txt"]);
     assert_eq!(head[0]["status"], 200);
     assert_eq!(head[0]["headers"]["content-length"], "10");

@@ -88,6 +88,14 @@ pub fn string_parts(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, parts: &[&[u8
     }
 }
 
+/// A field name as a string literal, lowercased on the way (HTTP/2 and
+/// HTTP/3 names are lowercase: RFC 9113 §8.2.1, RFC 9114 §4.2) without a
+/// copy of it first.
+pub fn lowercase_name(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, name: &str) {
+    integer(buf, first, prefix_bits, name.len());
+    buf.extend(name.bytes().map(|b| b.to_ascii_lowercase()));
+}
+
 /// HPACK (RFC 7541) for HTTP/2 response heads: the fields of a head as
 /// a header block, never using the dynamic table.
 #[derive(Debug)]
@@ -116,8 +124,7 @@ impl Dialect for Hpack {
             None => {
                 // A new name: HTTP/2 field names are lowercase (RFC 9113 §8.2.1).
                 buf.push(0);
-                let lower = name.as_str().to_ascii_lowercase();
-                string_parts(buf, 0, 7, &[lower.as_bytes()]);
+                lowercase_name(buf, 0, 7, name.as_str());
             }
         }
         string_parts(buf, 0, 7, parts);
