@@ -231,7 +231,7 @@ fn check_field(
         || name
             .iter()
             .any(|b| b.is_ascii_uppercase() || *b <= 0x20 || *b == 0x7f)
-        || value.iter().any(|b| matches!(b, 0 | b'\r' | b'\n'))
+        || memchr::memchr3(0, b'\r', b'\n', value).is_some()
         || value
             .first()
             .into_iter()
