@@ -398,23 +398,7 @@ impl H3 {
             opened,
         };
         answer::write(reply, &exchange, &mut carried);
-        let mut parts = carried.body;
-        let first_data = carried.first_data;
-        // HEADERS and the first DATA frame's header in one buffer, sized
-        // exactly (a `Bytes` made from a `Vec` with spare room allocates
-        // again).
-        let section = self.section.len() as u64;
-        let mut len = frame::header_len(kind::HEADERS, section) + self.section.len();
-        if let Some(data) = first_data {
-            len += frame::header_len(kind::DATA, data);
-        }
-        let mut head_frame = Vec::with_capacity(len);
-        frame::put_header(&mut head_frame, kind::HEADERS, section);
-        head_frame.extend_from_slice(&self.section);
-        if let Some(data) = first_data {
-            frame::put_header(&mut head_frame, kind::DATA, data);
-        }
-        parts.push_front(Part::Ready(Bytes::from(head_frame)));
+        let parts = carried.into_parts();
         let client = Client {
             addr: Some(self.remote),
             tls: Some(TlsFacts {
@@ -716,6 +700,26 @@ impl Carried<'_> {
         let mut header = Vec::with_capacity(frame::header_len(kind::DATA, len));
         frame::put_header(&mut header, kind::DATA, len);
         self.body.push_back(Part::Ready(Bytes::from(header)));
+    }
+
+    /// The response's parts in order: the HEADERS frame (with the first
+    /// DATA frame's header, in one buffer sized exactly: a `Bytes` made
+    /// from a `Vec` with spare room allocates again), then the body.
+    fn into_parts(self) -> VecDeque<Part> {
+        let section = self.section.len() as u64;
+        let mut len = frame::header_len(kind::HEADERS, section) + self.section.len();
+        if let Some(data) = self.first_data {
+            len += frame::header_len(kind::DATA, data);
+        }
+        let mut head = Vec::with_capacity(len);
+        frame::put_header(&mut head, kind::HEADERS, section);
+        head.extend_from_slice(self.section);
+        if let Some(data) = self.first_data {
+            frame::put_header(&mut head, kind::DATA, data);
+        }
+        let mut parts = self.body;
+        parts.push_front(Part::Ready(Bytes::from(head)));
+        parts
     }
 }
 

@@ -128,8 +128,6 @@ impl ConnectionIdGenerator for WorkerCids {
 struct Entry {
     conn: quinn_proto::Connection,
     h3: Box<H3>,
-    /// When QUIC next wants `handle_timeout`, as of the last drive.
-    timeout: Option<Instant>,
     /// The earliest of this connection's entries in the timer heap, the
     /// only one that counts. QUIC moves its timer later at almost every
     /// packet; the heap gets a new entry only when it moves earlier, and a
@@ -271,7 +269,6 @@ impl Quic {
                             let entry = Box::new(Entry {
                                 conn,
                                 h3: H3::new(self.shared.limits.clone(), remote),
-                                timeout: None,
                                 queued: None,
                                 touched: false,
                                 handshaking: true,
@@ -326,9 +323,10 @@ impl Quic {
                 continue;
             }
             entry.queued = None;
-            match entry.timeout {
+            // Between drives the connection's timer stands still: nothing
+            // reaches it but through a drive.
+            match entry.conn.poll_timeout() {
                 Some(due) if due <= now => {
-                    entry.timeout = None;
                     entry.conn.handle_timeout(now);
                     touch(entry, ch, &mut self.touched);
                 }
@@ -389,8 +387,7 @@ impl Quic {
                 .quic_closed(stats.path.sent_packets, stats.path.lost_packets);
             return;
         }
-        entry.timeout = entry.conn.poll_timeout();
-        if let Some(at) = entry.timeout {
+        if let Some(at) = entry.conn.poll_timeout() {
             if entry.queued.is_none_or(|queued| at < queued) {
                 entry.queued = Some(at);
                 self.timers.push(Reverse((at, ch)));
