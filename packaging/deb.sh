@@ -24,7 +24,8 @@ dpkg -x "$deb" "$root"
 fail() { echo "deb check: $*" >&2; exit 1; }
 for f in usr/bin/tachyon usr/share/man/man1/tachyon.1.gz usr/share/bash-completion/completions/tachyon \
     usr/share/zsh/vendor-completions/_tachyon usr/share/fish/vendor_completions.d/tachyon.fish \
-    lib/systemd/system/tachyon.service lib/systemd/system/tachyon.socket etc/tachyon/tachyon.toml \
+    lib/systemd/system/tachyon.service lib/systemd/system/tachyon.socket \
+    lib/systemd/system/tachyon-https.socket etc/tachyon/tachyon.toml \
     usr/share/doc/tachyon/tachyon.example.toml usr/share/doc/tachyon/copyright; do
     test -e "$root/$f" || fail "missing /$f"
 done

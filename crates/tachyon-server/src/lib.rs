@@ -65,7 +65,7 @@ pub use live::{Generation, Live};
 pub use pipes::limit_pipes;
 pub use serving::Https;
 pub use sys::{
-    adopt_listeners, bind_listeners, check_addresses, connection_cap, BindError, Endpoint,
-    ListenOptions, Listeners, Scheme, LOOPBACK_CONGESTION,
+    adopt_listeners, bind_listeners, check_addresses, connection_cap, BindError, Endpoint, Handed,
+    ListenOptions, Listeners, QuicSocket, Scheme, LOOPBACK_CONGESTION,
 };
 pub use worker::{run, Observe, Shutdown};

@@ -5,9 +5,10 @@
 //! connections they belong to, sent back in batches (GSO).
 //!
 //! Owns the socket, the connections of this worker and their timers;
-//! HTTP/3 itself is `crate::h3`'s. Connection IDs we issue carry this
-//! worker's number in their first byte, and the sockets of one address
-//! steer a datagram by it (`tachyon_sys::steer_quic_by_cid`), so a
+//! HTTP/3 itself is `crate::h3`'s. Connection IDs we issue carry the
+//! number of the endpoint's socket in its address's group (the worker's,
+//! unless the sockets were handed over) in their first byte, and the
+//! sockets of one address steer a datagram by it (`tachyon_sys::steer_quic_by_cid`), so a
 //! connection's packets reach the worker that holds it even after the
 //! client's address changes.
 //!
@@ -101,17 +102,18 @@ impl Shared {
     }
 }
 
-/// Connection IDs of 8 bytes whose first byte names the worker.
-struct WorkerCids {
-    worker: u8,
+/// Connection IDs of 8 bytes whose first byte names the socket (see
+/// `Quic::new`).
+struct SocketCids {
+    socket: u8,
 }
 
-impl ConnectionIdGenerator for WorkerCids {
+impl ConnectionIdGenerator for SocketCids {
     fn generate_cid(&mut self) -> ConnectionId {
         let mut bytes = [0u8; 8];
         ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
             .expect("the system's random source");
-        bytes[0] = self.worker;
+        bytes[0] = self.socket;
         ConnectionId::new(&bytes)
     }
 
@@ -160,15 +162,16 @@ pub struct Quic {
 }
 
 impl Quic {
-    /// An endpoint on `socket` (bound, non-blocking) for worker `worker`.
-    pub fn new(socket: OwnedFd, worker: usize, shared: Shared) -> io::Result<Quic> {
+    /// An endpoint on `socket` (bound, non-blocking), the socket at
+    /// `index` of its address's group: the connection IDs it issues start
+    /// with that byte, so the group's steering brings their datagrams here.
+    pub fn new(socket: OwnedFd, index: u8, shared: Shared) -> io::Result<Quic> {
         let socket = UdpSocket::from(socket);
         let state = UdpSocketState::new((&socket).into())?;
         let _ = state.set_recv_buffer_size((&socket).into(), SOCKET_BUFFER);
         let _ = state.set_send_buffer_size((&socket).into(), SOCKET_BUFFER);
         let mut config = EndpointConfig::default();
-        let worker = worker as u8;
-        config.cid_generator(move || Box::new(WorkerCids { worker }));
+        config.cid_generator(move || Box::new(SocketCids { socket: index }));
         Ok(Quic {
             socket,
             state,

@@ -43,10 +43,27 @@ pub struct Listeners {
     /// control the kernel lacks or does not allow), one line each, for the
     /// start-up summary.
     pub refused: Vec<String>,
-    /// UDP sockets for HTTP/3: `quic[w]` holds worker `w`'s socket for each
-    /// address of `quic_local` (the HTTPS addresses, when HTTP/3 is on).
-    pub quic: Vec<Vec<OwnedFd>>,
+    /// UDP sockets for HTTP/3: `quic[w]` holds worker `w`'s (one for each
+    /// address of `quic_local` when bound here; handed-over ones are dealt
+    /// round the workers).
+    pub quic: Vec<Vec<QuicSocket>>,
+    /// The addresses HTTP/3 is served on: the HTTPS ones, when it is on.
     pub quic_local: Vec<SocketAddr>,
+    /// Set when the UDP sockets came from a predecessor that may still
+    /// serve its QUIC connections on them: their datagrams are its until
+    /// it exits, which each of these sockets reports (its peer end
+    /// closes). More than one when it was itself a successor still
+    /// holding: then its predecessor's too.
+    pub quic_holds: Vec<OwnedFd>,
+}
+
+/// A UDP socket for HTTP/3 and its place in the `SO_REUSEPORT` group of
+/// its address: the first byte of the connection IDs its endpoint issues,
+/// which the group's steering program reads
+/// (`tachyon_sys::steer_quic_by_cid`).
+pub struct QuicSocket {
+    pub fd: OwnedFd,
+    pub index: u8,
 }
 
 impl Listeners {
@@ -58,17 +75,18 @@ impl Listeners {
             refused: Vec::new(),
             quic: (0..threads).map(|_| Vec::new()).collect(),
             quic_local: Vec::new(),
+            quic_holds: Vec::new(),
         }
     }
 
     /// Binds a UDP socket per worker on the port of every HTTPS address
-    /// (HTTP/3 beside HTTPS, as browsers expect from `Alt-Svc`), their
-    /// datagrams steered by connection ID.
+    /// that has none handed over (HTTP/3 beside HTTPS, as browsers expect
+    /// from `Alt-Svc`), their datagrams steered by connection ID.
     fn bind_quic(&mut self) -> Result<(), BindError> {
         let https: Vec<SocketAddr> = self
             .local
             .iter()
-            .filter(|e| e.scheme == Scheme::Https)
+            .filter(|e| e.scheme == Scheme::Https && !self.quic_local.contains(&e.addr))
             .map(|e| e.addr)
             .collect();
         let workers = self.quic.len();
@@ -77,18 +95,61 @@ impl Listeners {
                 addr,
                 source: e.into(),
             };
-            let mut first = None;
-            for sockets in self.quic.iter_mut() {
+            for (index, sockets) in self.quic.iter_mut().enumerate() {
                 let fd = udp_one(addr).map_err(failed)?;
-                if first.is_none() {
+                if index == 0 {
                     // Best effort: without it the kernel's 4-tuple hash
                     // still keeps a client on one worker until it moves.
                     let _ = tachyon_sys::steer_quic_by_cid(fd.as_fd(), workers as u32);
-                    first = Some(());
                 }
-                sockets.push(fd);
+                let index = u8::try_from(index).map_err(|_| BindError::Udp {
+                    addr,
+                    source: std::io::Error::other("HTTP/3 serves at most 256 workers"),
+                })?;
+                sockets.push(QuicSocket { fd, index });
             }
             self.quic_local.push(addr);
+        }
+        Ok(())
+    }
+
+    /// Serves HTTP/3 on UDP sockets handed over, as they are: the k-th
+    /// one of an address keeps k as its place in the group (a predecessor
+    /// lists its sockets in that order; systemd hands one per address)
+    /// and goes to worker k mod the workers. Nothing is bound for an
+    /// address that has one, so a server that may not bind its port (no
+    /// privilege) still serves HTTP/3 there.
+    fn adopt_quic(
+        &mut self,
+        datagrams: Vec<OwnedFd>,
+        holds: Vec<OwnedFd>,
+    ) -> Result<(), BindError> {
+        let inherited = |e: rustix::io::Errno| BindError::Inherited(e.into());
+        let mut counts: Vec<usize> = Vec::new();
+        for fd in datagrams {
+            let addr = local_addr(&fd).map_err(inherited)?;
+            rustix::io::ioctl_fionbio(&fd, true).map_err(inherited)?;
+            let k = match self.quic_local.iter().position(|a| *a == addr) {
+                Some(at) => {
+                    counts[at] += 1;
+                    counts[at] - 1
+                }
+                None => {
+                    self.quic_local.push(addr);
+                    counts.push(1);
+                    0
+                }
+            };
+            let index = u8::try_from(k).map_err(|_| {
+                BindError::Inherited(std::io::Error::other(format!(
+                    "more than 256 UDP sockets on {addr}"
+                )))
+            })?;
+            let workers = self.quic.len();
+            self.quic[k % workers].push(QuicSocket { fd, index });
+        }
+        if !self.quic_local.is_empty() {
+            self.quic_holds = holds;
         }
         Ok(())
     }
@@ -147,7 +208,7 @@ pub enum BindError {
     },
     #[error("a listening socket handed over by systemd cannot be used: {0}")]
     Inherited(std::io::Error),
-    #[error("cannot listen for HTTP/3 on UDP {addr}")]
+    #[error("cannot listen for HTTP/3 on UDP {addr} (--no-h3 turns HTTP/3 off; under socket activation, hand tachyon a ListenDatagram= socket on that address)")]
     Udp {
         addr: SocketAddr,
         source: std::io::Error,
@@ -214,11 +275,18 @@ pub fn check_addresses(endpoints: &[Endpoint]) -> Result<(), BindError> {
 /// the same socket (a duplicate descriptor), so they share one accept
 /// queue rather than one each: the one layout a socket we did not create
 /// allows without closing it, which would drop the connections queued on it.
+/// UDP sockets handed over serve HTTP/3 as they are (`Listeners::adopt_quic`);
+/// an HTTPS address without one gets sockets bound here.
 pub fn adopt_listeners(
-    sockets: Vec<(OwnedFd, Scheme)>,
+    handed: Handed,
     threads: usize,
     options: &ListenOptions,
 ) -> Result<Listeners, BindError> {
+    let Handed {
+        listeners: sockets,
+        datagrams,
+        holds,
+    } = handed;
     let mut listeners = Listeners::for_workers(threads);
     for (fd, scheme) in sockets {
         let inherited = |e: rustix::io::Errno| BindError::Inherited(e.into());
@@ -235,9 +303,26 @@ pub fn adopt_listeners(
         listeners.local.push(Endpoint { addr, scheme });
     }
     if options.quic {
+        listeners.adopt_quic(datagrams, holds)?;
         listeners.bind_quic()?;
+    } else if !datagrams.is_empty() {
+        listeners.refused.push(format!(
+            "{} UDP socket(s) handed over, not used: HTTP/3 is off (no certificate, or --no-h3)",
+            datagrams.len()
+        ));
     }
     Ok(listeners)
+}
+
+/// Sockets handed over by systemd or by the process this one replaces.
+#[derive(Default)]
+pub struct Handed {
+    /// Listening TCP sockets and what they speak.
+    pub listeners: Vec<(OwnedFd, Scheme)>,
+    /// UDP sockets for HTTP/3, in their group's order per address.
+    pub datagrams: Vec<OwnedFd>,
+    /// Predecessors' holds on `datagrams` (see [`Listeners::quic_holds`]).
+    pub holds: Vec<OwnedFd>,
 }
 
 /// Gives a listener bound to a loopback address the configured congestion

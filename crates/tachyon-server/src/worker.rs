@@ -15,7 +15,7 @@ use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use rustix::event::{epoll, eventfd, EventfdFlags, Timespec};
+use rustix::event::{epoll, eventfd, EventfdFlags, PollFd, PollFlags, Timespec};
 use rustix::io::Errno;
 use rustix::net::SocketFlags;
 use slab::Slab;
@@ -33,7 +33,7 @@ use crate::quic::{self, Quic};
 use crate::reply::Scratch;
 use crate::serving::Https;
 use crate::stats::{Board, Closed, Observer};
-use crate::sys::{Accepted, Listeners, Scheme};
+use crate::sys::{Accepted, Listeners, QuicSocket, Scheme};
 use crate::wire::Session;
 
 /// Connections accepted per listener wake-up before serving others (fairness).
@@ -109,12 +109,17 @@ pub fn run(
         .clone()
         .map(|h3| quic::Shared::new(h3, limits.idle_timeout));
     let mut quic_sockets = listeners.quic.into_iter();
+    let holds = listeners.quic_holds;
     let handles: Vec<_> = listeners
         .per_worker
         .into_iter()
         .enumerate()
         .map(|(id, sockets)| {
             let udp = quic_sockets.next().unwrap_or_default();
+            let holds = holds
+                .iter()
+                .map(OwnedFd::try_clone)
+                .collect::<io::Result<Vec<_>>>()?;
             let shared = shared.clone();
             let (live, limits, shutdown, balance) = (
                 Arc::clone(&live),
@@ -139,6 +144,7 @@ pub fn run(
                     let incarnation = Incarnation {
                         listening: RefCell::new(listening),
                         udp: RefCell::new(udp),
+                        holds,
                         shared,
                         live: &live,
                         limits,
@@ -170,7 +176,9 @@ struct Incarnation<'a> {
     /// A drain empties it (see [`Worker::begin_drain`]).
     listening: RefCell<Vec<(OwnedFd, Scheme)>>,
     /// This worker's UDP sockets for HTTP/3, kept the same way.
-    udp: RefCell<Vec<OwnedFd>>,
+    udp: RefCell<Vec<QuicSocket>>,
+    /// Predecessors' holds on those sockets (`Listeners::quic_holds`).
+    holds: Vec<OwnedFd>,
     /// What every worker's QUIC endpoint shares; `None` without HTTP/3.
     shared: Option<quic::Shared>,
     live: &'a Live,
@@ -199,10 +207,15 @@ impl Incarnation<'_> {
                     .udp
                     .borrow()
                     .iter()
-                    .map(|fd| Quic::new(fd.try_clone()?, self.peers.id, shared.clone()))
+                    .map(|udp| Quic::new(udp.fd.try_clone()?, udp.index, shared.clone()))
                     .collect::<io::Result<Vec<_>>>()?,
                 None => Vec::new(),
             };
+            let holds = self
+                .holds
+                .iter()
+                .map(OwnedFd::try_clone)
+                .collect::<io::Result<Vec<_>>>()?;
             let peers = Peers {
                 id: self.peers.id,
                 balance: self.peers.balance,
@@ -212,6 +225,7 @@ impl Incarnation<'_> {
                     Sockets {
                         tcp: listening,
                         quic,
+                        holds,
                     },
                     &self.listening,
                     self.live,
@@ -259,15 +273,18 @@ enum Token {
     Handoff,
     /// This worker's QUIC endpoint at this index.
     Quic(usize),
+    /// The predecessor that held our UDP sockets exited.
+    Released,
 }
 
-/// Tokens at or above this are listeners and the two eventfds; below are
-/// slab keys.
+/// Tokens at or above this are listeners, the two eventfds and the holds;
+/// below are slab keys.
 const LISTENER_BASE: u64 = u64::MAX - 1024;
 /// QUIC endpoints sit just below the listeners.
 const QUIC_BASE: u64 = LISTENER_BASE - 1024;
 const WAKE: u64 = u64::MAX;
 const HANDOFF: u64 = u64::MAX - 1;
+const RELEASED: u64 = u64::MAX - 2;
 
 impl Token {
     fn encode(self) -> epoll::EventData {
@@ -276,6 +293,7 @@ impl Token {
             Token::Listener(i) => LISTENER_BASE + i as u64,
             Token::Wake => WAKE,
             Token::Handoff => HANDOFF,
+            Token::Released => RELEASED,
             Token::Quic(i) => QUIC_BASE + i as u64,
         })
     }
@@ -284,6 +302,7 @@ impl Token {
         match data.u64() {
             WAKE => Token::Wake,
             HANDOFF => Token::Handoff,
+            RELEASED => Token::Released,
             t if t >= LISTENER_BASE => Token::Listener((t - LISTENER_BASE) as usize),
             t if t >= QUIC_BASE => Token::Quic((t - QUIC_BASE) as usize),
             t => Token::Conn(t as usize),
@@ -320,8 +339,11 @@ struct AcceptPause {
 struct Worker<'a> {
     epoll: OwnedFd,
     listeners: Vec<(OwnedFd, Scheme)>,
-    /// One QUIC endpoint per HTTPS address, for HTTP/3.
+    /// One QUIC endpoint per UDP socket of this worker, for HTTP/3.
     quic: Vec<Quic>,
+    /// While predecessors still hold the endpoints' sockets: they are
+    /// not polled until all have exited (see [`Worker::release_quic`]).
+    holds: Vec<OwnedFd>,
     /// The thread's own copies of the listeners (`Incarnation`), closed too
     /// when the drain begins, so that the kernel stops queueing clients.
     originals: &'a RefCell<Vec<(OwnedFd, Scheme)>>,
@@ -371,6 +393,19 @@ struct Window {
     cpu_ms: u64,
 }
 
+/// Polls each QUIC endpoint's socket (edge-triggered: a read empties it).
+fn watch_quic(epoll: &OwnedFd, quic: &[Quic]) -> io::Result<()> {
+    for (i, endpoint) in quic.iter().enumerate() {
+        epoll::add(
+            epoll,
+            endpoint.fd(),
+            Token::Quic(i).encode(),
+            epoll::EventFlags::IN | epoll::EventFlags::ET,
+        )?;
+    }
+    Ok(())
+}
+
 /// The events a connection is registered for (edge-triggered).
 fn conn_events() -> epoll::EventFlags {
     epoll::EventFlags::IN
@@ -402,10 +437,12 @@ impl Buffers {
 }
 
 /// What one incarnation of a worker listens on: its own copies of the TCP
-/// listeners and a QUIC endpoint on each UDP socket.
+/// listeners, a QUIC endpoint on each UDP socket, and the predecessor's
+/// holds on them, if any.
 struct Sockets {
     tcp: Vec<(OwnedFd, Scheme)>,
     quic: Vec<Quic>,
+    holds: Vec<OwnedFd>,
 }
 
 /// The generation this worker answers from, refreshed between batches of
@@ -430,6 +467,7 @@ impl<'a> Worker<'a> {
         Sockets {
             tcp: listeners,
             quic,
+            holds,
         }: Sockets,
         originals: &'a RefCell<Vec<(OwnedFd, Scheme)>>,
         live: &'a Live,
@@ -438,7 +476,7 @@ impl<'a> Worker<'a> {
         shutdown: &'a Shutdown,
         peers: Peers<'a>,
     ) -> io::Result<Self> {
-        assert!(listeners.len() < (LISTENER_BASE..HANDOFF).count());
+        assert!(listeners.len() < (LISTENER_BASE..RELEASED).count());
         let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
         for (i, (listener, _)) in listeners.iter().enumerate() {
             epoll::add(
@@ -448,13 +486,18 @@ impl<'a> Worker<'a> {
                 epoll::EventFlags::IN,
             )?;
         }
-        for (i, endpoint) in quic.iter().enumerate() {
+        let holds = if quic.is_empty() { Vec::new() } else { holds };
+        for hold in &holds {
+            // Level-triggered: a hang-up stays reported until handled.
             epoll::add(
                 &epoll,
-                endpoint.fd(),
-                Token::Quic(i).encode(),
-                epoll::EventFlags::IN | epoll::EventFlags::ET,
+                hold,
+                Token::Released.encode(),
+                epoll::EventFlags::RDHUP,
             )?;
+        }
+        if holds.is_empty() {
+            watch_quic(&epoll, &quic)?;
         }
         epoll::add(
             &epoll,
@@ -472,6 +515,7 @@ impl<'a> Worker<'a> {
             epoll,
             listeners,
             quic,
+            holds,
             originals,
             conns: Slab::new(),
             live,
@@ -638,6 +682,7 @@ impl<'a> Worker<'a> {
                 }
             }
             Token::Handoff => self.admit_handed(cx)?,
+            Token::Released => self.release_quic()?,
             Token::Listener(index) => {
                 if index < self.listeners.len() && self.paused.is_none() {
                     self.accept(index, cx)?;
@@ -656,6 +701,28 @@ impl<'a> Worker<'a> {
                 let readable = hung_up || flags.contains(epoll::EventFlags::IN);
                 self.give_turn(key, readable, hung_up, cx);
             }
+        }
+        Ok(())
+    }
+
+    /// A predecessor that held our UDP sockets exited, its QUIC
+    /// connections done; once all have, their datagrams are ours. Until
+    /// then they were theirs (a socket two processes read would hand each
+    /// one half of every connection's packets); what queued meanwhile is
+    /// read at once, as adding a ready socket reports it.
+    fn release_quic(&mut self) -> io::Result<()> {
+        let mut i = 0;
+        while i < self.holds.len() {
+            let mut probe = [PollFd::new(&self.holds[i], PollFlags::empty())];
+            let _ = rustix::event::poll(&mut probe, Some(&NO_WAIT));
+            if probe[0].revents().contains(PollFlags::HUP) {
+                epoll::delete(&self.epoll, self.holds.swap_remove(i))?;
+            } else {
+                i += 1;
+            }
+        }
+        if self.holds.is_empty() {
+            watch_quic(&self.epoll, &self.quic)?;
         }
         Ok(())
     }

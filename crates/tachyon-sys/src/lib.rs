@@ -1,6 +1,6 @@
 //! The workspace's only `unsafe`: socket options that rustix does not wrap,
-//! set through libc, taking ownership of listening sockets inherited
-//! across a binary upgrade, memory for bodies that is never written again
+//! set through libc, taking ownership of the sockets inherited across a
+//! binary upgrade, memory for bodies that is never written again
 //! (frozen copies), and splicing those copies into pipes. Every other crate forbids unsafe code. Each function
 //! takes a borrowed descriptor and plain values, so no caller can misuse
 //! them; the argument for each block is beside it.
@@ -130,66 +130,91 @@ fn set_tcp_int(fd: BorrowedFd<'_>, name: libc::c_int, value: u32) -> io::Result<
     }
 }
 
-/// Takes ownership of listening sockets this process inherited across
-/// `exec` from the tachyon it replaces (a binary upgrade), named by number
-/// in the environment.
+/// What a descriptor inherited from the tachyon this process replaces must
+/// be: each kind is one this process creates only after adopting them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inherited {
+    /// A listening TCP socket.
+    Listener,
+    /// A UDP socket (HTTP/3).
+    Datagram,
+    /// The predecessor's hold on those UDP sockets: one end of a
+    /// `SOCK_SEQPACKET` pair, whose other end closes when it exits.
+    Hold,
+}
+
+/// Takes ownership of the sockets this process inherited across `exec`
+/// from the tachyon it replaces (a binary upgrade), named by number in
+/// the environment.
 ///
-/// Each number is checked to be an open descriptor of a socket that is
-/// listening before it is owned, and a number listed twice is refused (the
-/// caller sets close-on-exec again, with rustix). Callable once per process (a second call
-/// fails), before this process creates any listening socket of its own, so
-/// every descriptor it takes was opened by the previous program and is
-/// owned by nothing here yet: the same contract as systemd's
-/// `sd_listen_fds`.
-pub fn adopt_inherited_listeners(raw: &[RawFd]) -> io::Result<Vec<OwnedFd>> {
+/// Each number is checked to be an open socket of its kind before it is
+/// owned, and a number listed twice is refused (the caller sets
+/// close-on-exec again, with rustix). Callable once per process (a second
+/// call fails), before this process creates any listening, UDP or
+/// seqpacket socket of its own, so every descriptor it takes was opened by
+/// the previous program and is owned by nothing here yet: the same
+/// contract as systemd's `sd_listen_fds`.
+pub fn adopt_inherited(raw: &[(RawFd, Inherited)]) -> io::Result<Vec<OwnedFd>> {
     static ADOPTED: AtomicBool = AtomicBool::new(false);
     if ADOPTED.swap(true, Ordering::SeqCst) {
-        return Err(io::Error::other("inherited listeners were already adopted"));
+        return Err(io::Error::other("inherited sockets were already adopted"));
     }
     let mut seen = Vec::with_capacity(raw.len());
-    for &fd in raw {
+    for &(fd, kind) in raw {
         if fd < 3 || seen.contains(&fd) {
             return Err(io::Error::other(format!(
-                "descriptor {fd} cannot be an inherited listener"
+                "descriptor {fd} cannot be an inherited socket"
             )));
         }
         seen.push(fd);
-        let mut listening: libc::c_int = 0;
-        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-        // SAFETY: getsockopt on any integer is memory-safe: a number that is
-        // not an open socket fails with EBADF or ENOTSOCK. `optval` points
-        // to a live `c_int` on this frame and `optlen` to its size, which
-        // the kernel may lower; it keeps no pointer after returning.
-        let rc = unsafe {
-            libc::getsockopt(
-                fd,
-                libc::SOL_SOCKET,
-                libc::SO_ACCEPTCONN,
-                std::ptr::from_mut(&mut listening).cast(),
-                &mut len,
-            )
+        let fits = match kind {
+            Inherited::Listener => socket_int(fd, libc::SO_ACCEPTCONN)? != 0,
+            Inherited::Datagram => socket_int(fd, libc::SO_TYPE)? == libc::SOCK_DGRAM,
+            Inherited::Hold => socket_int(fd, libc::SO_TYPE)? == libc::SOCK_SEQPACKET,
         };
-        if rc != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if listening == 0 {
+        if !fits {
             return Err(io::Error::other(format!(
-                "descriptor {fd} is a socket that is not listening"
+                "descriptor {fd} is a socket, but not a {kind:?}"
             )));
         }
     }
     Ok(raw
         .iter()
-        .map(|&fd| {
-            // SAFETY: `fd` is open (getsockopt above succeeded on it) and
-            // owned by nothing in this process: it was inherited across
-            // exec, listed once (duplicates refused above), this function
-            // runs once per process (ADOPTED), and its contract is that the
-            // process has created no listening socket before, so no other
-            // owner of a listening descriptor can exist yet.
+        .map(|&(fd, _)| {
+            // SAFETY: `fd` is an open socket (getsockopt above succeeded on
+            // it) and owned by nothing in this process: it was inherited
+            // across exec, listed once (duplicates refused above), this
+            // function runs once per process (ADOPTED), and its contract is
+            // that the process has created no socket of these kinds before,
+            // so no other owner of such a descriptor can exist yet.
             unsafe { OwnedFd::from_raw_fd(fd) }
         })
         .collect())
+}
+
+/// An integer socket option at the `SOL_SOCKET` level of any descriptor
+/// number.
+fn socket_int(fd: RawFd, name: libc::c_int) -> io::Result<libc::c_int> {
+    let mut value: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt on any integer is memory-safe: a number that is
+    // not an open socket fails with EBADF or ENOTSOCK. `optval` points to a
+    // live `c_int` on this frame and `optlen` to its size, which the kernel
+    // may lower; it keeps no pointer after returning.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            name,
+            std::ptr::from_mut(&mut value).cast(),
+            &mut len,
+        )
+    };
+    if rc == 0 {
+        Ok(value)
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 /// Bytes mapped for arenas, for `/metrics`.

@@ -1,22 +1,24 @@
-//! systemd socket activation: listening sockets handed over in
+//! systemd socket activation: sockets handed over in
 //! `LISTEN_FDS`/`LISTEN_PID`, named by `LISTEN_FDNAMES` (`FileDescriptorName=`
 //! in the unit): `https` (or `tls`) sockets speak TLS, an `admin` socket
-//! serves the admin endpoints, every other one plain HTTP.
+//! serves the admin endpoints, every other one plain HTTP. A datagram
+//! socket (`ListenDatagram=`), whatever its name, serves HTTP/3 on its
+//! address.
 //!
 //! When sockets are handed over they replace the configured addresses: the
 //! unit's `ListenStream=` lines are the configuration. Reading the
 //! environment is `listenfd`'s job (it checks `LISTEN_PID` against our pid
-//! and turns the descriptors into listeners without `unsafe` here).
+//! and turns the descriptors into sockets without `unsafe` here).
 
 use std::net::TcpListener;
 use std::os::fd::OwnedFd;
 
 use anyhow::{anyhow, Context};
-use tachyon_server::Scheme;
+use tachyon_server::{Handed, Scheme};
 
 /// What systemd, or the process we replace, handed over.
 pub struct Inherited {
-    pub sockets: Vec<(OwnedFd, Scheme)>,
+    pub handed: Handed,
     pub admin: Option<TcpListener>,
 }
 
@@ -29,23 +31,39 @@ pub fn inherited() -> anyhow::Result<Option<Inherited>> {
     }
     let names = std::env::var("LISTEN_FDNAMES").unwrap_or_default();
     let names: Vec<&str> = names.split(':').collect();
-    let mut handed = Inherited {
-        sockets: Vec::new(),
+    let mut inherited = Inherited {
+        handed: Handed::default(),
         admin: None,
     };
     for i in 0..fds.len() {
         let name = names.get(i).copied().unwrap_or("");
-        let listener = fds
-            .take_tcp_listener(i)
-            .with_context(|| format!("the socket systemd handed over as {name:?} (fd {})", 3 + i))?
-            .ok_or_else(|| anyhow!("socket {i} from systemd was already taken"))?;
+        let what = || format!("the socket systemd handed over as {name:?} (fd {})", 3 + i);
+        // listenfd leaves a socket of another kind in place for the next try.
+        let listener = match fds.take_tcp_listener(i) {
+            Ok(listener) => listener,
+            Err(stream) => {
+                let udp = fds
+                    .take_udp_socket(i)
+                    .map_err(|_| stream)
+                    .with_context(|| format!("{}: neither TCP nor UDP", what()))?
+                    .ok_or_else(|| anyhow!("socket {i} from systemd was already taken"))?;
+                inherited.handed.datagrams.push(OwnedFd::from(udp));
+                continue;
+            }
+        };
+        let listener =
+            listener.ok_or_else(|| anyhow!("socket {i} from systemd was already taken"))?;
         match name {
-            "admin" => handed.admin = Some(listener),
-            "https" | "tls" => handed
-                .sockets
+            "admin" => inherited.admin = Some(listener),
+            "https" | "tls" => inherited
+                .handed
+                .listeners
                 .push((OwnedFd::from(listener), Scheme::Https)),
-            _ => handed.sockets.push((OwnedFd::from(listener), Scheme::Http)),
+            _ => inherited
+                .handed
+                .listeners
+                .push((OwnedFd::from(listener), Scheme::Http)),
         }
     }
-    Ok(Some(handed))
+    Ok(Some(inherited))
 }

@@ -376,15 +376,15 @@ fn bind(settings: &Settings) -> anyhow::Result<(Listeners, Option<std::net::TcpL
         None => activation::inherited()?,
     };
     let (listeners, admin) = match handed {
-        Some(handed) => {
-            if settings.tls.is_none() && handed.sockets.iter().any(|(_, s)| *s == Scheme::Https) {
+        Some(inherited) => {
+            let handed = inherited.handed;
+            if settings.tls.is_none() && handed.listeners.iter().any(|(_, s)| *s == Scheme::Https) {
                 anyhow::bail!(
                     "systemd handed over an https socket, but no certificate is configured (tls.cert and tls.key)"
                 );
             }
-            let listeners =
-                tachyon_server::adopt_listeners(handed.sockets, settings.threads, &listen)?;
-            (listeners, handed.admin)
+            let listeners = tachyon_server::adopt_listeners(handed, settings.threads, &listen)?;
+            (listeners, inherited.admin)
         }
         None => (
             tachyon_server::bind_listeners(&endpoints(settings), settings.threads, &listen)?,

@@ -7,10 +7,19 @@
 //! new group would split traffic with the old one. The successor inherits
 //! the descriptors across exec (their close-on-exec flag is cleared for the
 //! one spawn), finds them named in `TACHYON_UPGRADE_FDS` (`fd:name,…`, the
-//! names systemd socket activation uses: `http`, `https`, `admin`), and says
-//! `READY=1` on the datagram socket named in `TACHYON_UPGRADE_READY` once
-//! its workers run. If it exits first or is not ready in time, it is killed
-//! and the old process keeps serving as if nothing happened.
+//! names systemd socket activation uses: `http`, `https`, `admin`; `quic`
+//! for the UDP sockets of HTTP/3), and says `READY=1` on the datagram
+//! socket named in `TACHYON_UPGRADE_READY` once its workers run. If it
+//! exits first or is not ready in time, it is killed and the old process
+//! keeps serving as if nothing happened.
+//!
+//! UDP sockets are handed over too (binding them again needs the privilege
+//! the first process may have dropped), but the old process keeps reading
+//! them while it finishes its QUIC connections, which cannot move: the
+//! successor gets one end of a socket pair (`hold`) whose other end this
+//! process keeps open until it exits, and reads no datagram before then
+//! (nor before this process's own predecessor has exited, when it still
+//! holds: its holds are passed on too).
 //!
 //! This module owns both sides of that exchange; it does not decide when
 //! to drain (the caller does, on success) and touches no connection.
@@ -18,7 +27,7 @@
 use std::ffi::OsString;
 use std::io::ErrorKind;
 use std::net::TcpListener;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd};
 use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,7 +36,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 use rustix::io::{fcntl_setfd, FdFlags};
-use tachyon_server::{Listeners, Scheme};
+use rustix::net::{socketpair, AddressFamily, SocketFlags, SocketType};
+use tachyon_server::{Handed, Listeners, Scheme};
+use tachyon_sys::Inherited as Kind;
 
 use crate::activation::Inherited;
 
@@ -39,6 +50,9 @@ pub struct Handover {
     exe: PathBuf,
     args: Vec<OsString>,
     sockets: Vec<(OwnedFd, &'static str)>,
+    /// Whether `sockets` holds UDP ones, which a successor may read only
+    /// once this process is gone.
+    udp: bool,
     /// The successor being started (0: none). It holds our sockets, so a
     /// stop while it starts must not leave it behind.
     pending: AtomicU32,
@@ -69,10 +83,23 @@ impl Handover {
         if let Some(admin) = admin {
             sockets.push((OwnedFd::from(admin.try_clone()?), "admin"));
         }
+        // Per address in the order of its group: the successor takes the
+        // k-th as the group's k-th (`Listeners::adopt_quic`).
+        let mut udp: Vec<_> = listeners.quic.iter().flatten().collect();
+        udp.sort_by_key(|s| (local_addr(&s.fd), s.index));
+        for socket in &udp {
+            sockets.push((socket.fd.try_clone()?, "quic"));
+        }
+        // Our predecessors' holds go on with them: one that already ended
+        // costs the successor nothing.
+        for hold in &listeners.quic_holds {
+            sockets.push((hold.try_clone()?, "hold"));
+        }
         Ok(Handover {
             exe,
             args: std::env::args_os().skip(1).collect(),
             sockets,
+            udp: !udp.is_empty(),
             pending: AtomicU32::new(0),
         })
     }
@@ -108,8 +135,26 @@ impl Handover {
         ready_path: &Path,
         within: Duration,
     ) -> anyhow::Result<u32> {
-        let names: Vec<String> = self
+        // Ours stays open until this process exits; theirs is inherited.
+        let hold = match self.udp {
+            true => Some(
+                socketpair(
+                    AddressFamily::UNIX,
+                    SocketType::SEQPACKET,
+                    SocketFlags::CLOEXEC,
+                    None,
+                )
+                .context("upgrade: a socket pair for the UDP sockets' hold")?,
+            ),
+            false => None,
+        };
+        let handed: Vec<(&OwnedFd, &str)> = self
             .sockets
+            .iter()
+            .map(|(fd, name)| (fd, *name))
+            .chain(hold.as_ref().map(|(_, theirs)| (theirs, "hold")))
+            .collect();
+        let names: Vec<String> = handed
             .iter()
             .map(|(fd, name)| format!("{}:{name}", fd.as_raw_fd()))
             .collect();
@@ -123,11 +168,11 @@ impl Handover {
             .env(READY_VAR, ready_path);
         // Inheritable for this one spawn only. No other thread starts a
         // process, so no other child can receive them.
-        for (fd, _) in &self.sockets {
+        for (fd, _) in &handed {
             fcntl_setfd(fd, FdFlags::empty()).context("upgrade: clearing close-on-exec")?;
         }
         let spawned = command.spawn();
-        for (fd, _) in &self.sockets {
+        for (fd, _) in &handed {
             let _ = fcntl_setfd(fd, FdFlags::CLOEXEC);
         }
         let mut child = spawned.with_context(|| format!("starting {}", self.exe.display()))?;
@@ -142,6 +187,11 @@ impl Handover {
         if outcome.is_err() {
             let _ = child.kill();
             let _ = child.wait();
+        } else if let Some((ours, _)) = hold {
+            // Deliberately never closed: the kernel closes it when this
+            // process exits, its QUIC connections done, and that is the
+            // successor's signal to read the UDP sockets.
+            let _ = ours.into_raw_fd();
         }
         outcome
     }
@@ -188,36 +238,45 @@ pub fn inherited() -> anyhow::Result<Option<Inherited>> {
     let spec = spec
         .into_string()
         .map_err(|_| anyhow!("{FDS_VAR} is not UTF-8"))?;
-    let mut numbers = Vec::new();
+    let mut numbers: Vec<(i32, Kind)> = Vec::new();
     let mut names = Vec::new();
     for item in spec.split(',').filter(|s| !s.is_empty()) {
         let (fd, name) = item
             .split_once(':')
             .ok_or_else(|| anyhow!("{FDS_VAR}: {item:?} is not fd:name"))?;
-        numbers.push(
+        let kind = match name {
+            "quic" => Kind::Datagram,
+            "hold" => Kind::Hold,
+            _ => Kind::Listener,
+        };
+        numbers.push((
             fd.parse::<i32>()
                 .map_err(|_| anyhow!("{FDS_VAR}: {fd:?} is not a descriptor"))?,
-        );
+            kind,
+        ));
         names.push(name.to_string());
     }
-    let fds = tachyon_sys::adopt_inherited_listeners(&numbers)
+    let fds = tachyon_sys::adopt_inherited(&numbers)
         .context("taking the sockets the previous process handed over")?;
     // Inheritable only for the exec that brought them here.
     for fd in &fds {
         fcntl_setfd(fd, FdFlags::CLOEXEC).context("setting close-on-exec on a handed socket")?;
     }
-    let mut handed = Inherited {
-        sockets: Vec::new(),
+    let mut inherited = Inherited {
+        handed: Handed::default(),
         admin: None,
     };
+    let handed = &mut inherited.handed;
     for (fd, name) in fds.into_iter().zip(names) {
         match name.as_str() {
-            "admin" => handed.admin = Some(TcpListener::from(fd)),
-            "https" => handed.sockets.push((fd, Scheme::Https)),
-            _ => handed.sockets.push((fd, Scheme::Http)),
+            "admin" => inherited.admin = Some(TcpListener::from(fd)),
+            "https" => handed.listeners.push((fd, Scheme::Https)),
+            "quic" => handed.datagrams.push(fd),
+            "hold" => handed.holds.push(fd),
+            _ => handed.listeners.push((fd, Scheme::Http)),
         }
     }
-    Ok(Some(handed))
+    Ok(Some(inherited))
 }
 
 /// Tells the predecessor we serve. False when we were not started by one.
@@ -232,4 +291,9 @@ pub fn tell_predecessor() -> bool {
         ));
     }
     true
+}
+
+/// The address a UDP socket is bound to, for ordering (unknown sorts first).
+fn local_addr(fd: &OwnedFd) -> Option<std::net::SocketAddr> {
+    std::net::SocketAddr::try_from(rustix::net::getsockname(fd).ok()?).ok()
 }

@@ -352,3 +352,29 @@ fn a_drain_finishes_the_http3_response_in_flight_then_exits() {
     });
     assert!(exited, "the server did not exit after the drain");
 }
+
+/// Under socket activation with a UDP socket beside the HTTPS one
+/// (systemd's `ListenDatagram=`, here `clients/activate.py`, which binds
+/// it without SO_REUSEPORT, so that a server binding its own beside it
+/// could not start), HTTP/3 is served on the socket handed over.
+#[test]
+fn socket_activation_serves_http3_on_the_udp_socket_handed_over() {
+    let site = TestSite::new();
+    site.file("a.txt", "activated over QUIC");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/clients/activate.py");
+    let mut command = Command::new("python3");
+    command
+        .arg(script)
+        .arg("https")
+        .arg(crate::support::binary())
+        .arg(site.path(""))
+        .args(["--tls-self-signed", "--no-watch"]);
+    let server = Server::start_command(command);
+    assert!(server.url.starts_with("https://"), "{}", server.url);
+    server
+        .wait_for_line("HTTP/3 on UDP", Duration::from_secs(10))
+        .expect("an HTTP/3 line");
+    let got = h3(server.addr, &["/a.txt"]);
+    assert_eq!(got[0]["status"], 200, "{got:?}");
+    assert_eq!(got[0]["body"], "activated over QUIC");
+}

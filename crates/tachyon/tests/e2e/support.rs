@@ -127,6 +127,13 @@ impl Server {
         Server::spawn(command)
     }
 
+    /// Starts `command`, which execs the binary under test in its own
+    /// process (a launcher that sets up its environment first), and waits
+    /// for its URL line.
+    pub fn start_command(command: Command) -> Server {
+        Server::spawn(command)
+    }
+
     fn spawn(mut command: Command) -> Server {
         // A cache folder of its own (unless the spec names one): variants
         // another spec built must not make this one's build a cache hit.

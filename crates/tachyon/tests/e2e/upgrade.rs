@@ -152,3 +152,152 @@ fn a_stop_during_an_upgrade_takes_the_successor_too() {
         "something still holds {addr}"
     );
 }
+
+/// With HTTP/3 on, an upgrade hands the UDP sockets over too: the same
+/// sockets serve after it, none bound again (a server that dropped the
+/// privilege to bind its port could not). A download in flight on the old
+/// process finishes there with a GOAWAY, as the successor reads no
+/// datagram until the old process has exited (were both reading, each
+/// would take half of the connection's packets); then the successor
+/// answers HTTP/3 on the same port.
+#[test]
+fn an_upgrade_hands_over_the_udp_sockets_and_finishes_http3_in_flight() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let site = TestSite::new();
+    let body: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();
+    site.file("www/big.bin", &body);
+    site.file("www/a.txt", "after");
+    let exe = installed(&site);
+    let mut server = Server::start_program(
+        &exe,
+        &site.path("www"),
+        &["--no-watch", "--https", "127.0.0.1:0", "--tls-self-signed"],
+    );
+    let at = crate::tls::https_addr(&server);
+    server
+        .wait_for_line("HTTP/3 on UDP", Duration::from_secs(10))
+        .expect("an HTTP/3 line");
+    let before = udp_inodes(at.port());
+    assert!(!before.is_empty(), "no UDP socket on port {}", at.port());
+    replace(&exe, Program::Built);
+
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/clients/h3client.py");
+    let mut client = Command::new("python3")
+        .arg(script)
+        .args(["--addr", &at.to_string(), "--pause-after-first-data", "2"])
+        .arg("/big.bin")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut lines = BufReader::new(client.stdout.take().unwrap()).lines();
+    let first = lines.next().and_then(Result::ok).unwrap_or_default();
+    assert!(first.contains("started"), "{first}");
+    server.signal(Signal::USR2);
+    let line = server
+        .wait_for_line("upgrade: process", Duration::from_secs(20))
+        .expect("the upgrade reported");
+    let _successor = Successor(upgraded_pid(&line));
+    let last = lines.map_while(Result::ok).last().unwrap_or_default();
+    let _ = client.wait();
+    let got: serde_json::Value = serde_json::from_str(&last).expect("a JSON line");
+    assert_eq!(got["status"], 200, "{got}");
+    assert_eq!(got["len"], body.len(), "{got}");
+    assert_eq!(got["sha256"], crate::h3::sha256_hex(&body).as_str());
+    assert_eq!(got["goaway"], true, "no GOAWAY from the old process: {got}");
+
+    assert!(
+        eventually(Duration::from_secs(10), || !alive(&mut server)),
+        "the old process did not exit after draining"
+    );
+    let after = crate::h3::h3(at, &["/a.txt"]);
+    assert_eq!(after[0]["status"], 200, "{after:?}");
+    assert_eq!(after[0]["body"], "after");
+    assert_eq!(
+        udp_inodes(at.port()),
+        before,
+        "the successor serves HTTP/3 on sockets of its own"
+    );
+}
+
+/// A second upgrade while the first one's old process still finishes an
+/// HTTP/3 download: the newest process waits for both predecessors (the
+/// middle one passes its own hold on), so the download still finishes
+/// whole, and HTTP/3 then answers from the newest on the same sockets.
+#[test]
+fn a_second_upgrade_during_the_overlap_waits_for_the_oldest_process() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let site = TestSite::new();
+    let body: Vec<u8> = (0..4u32 << 20).map(|i| (i % 241) as u8).collect();
+    site.file("www/big.bin", &body);
+    site.file("www/a.txt", "third");
+    let exe = installed(&site);
+    let mut server = Server::start_program(
+        &exe,
+        &site.path("www"),
+        &["--no-watch", "--https", "127.0.0.1:0", "--tls-self-signed"],
+    );
+    let at = crate::tls::https_addr(&server);
+    server
+        .wait_for_line("HTTP/3 on UDP", Duration::from_secs(10))
+        .expect("an HTTP/3 line");
+    let before = udp_inodes(at.port());
+    replace(&exe, Program::Built);
+
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/clients/h3client.py");
+    let mut client = Command::new("python3")
+        .arg(script)
+        .args(["--addr", &at.to_string(), "--pause-after-first-data", "4"])
+        .arg("/big.bin")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut lines = BufReader::new(client.stdout.take().unwrap()).lines();
+    let first = lines.next().and_then(Result::ok).unwrap_or_default();
+    assert!(first.contains("started"), "{first}");
+    server.signal(Signal::USR2);
+    let line = server
+        .wait_for_line("upgrade: process", Duration::from_secs(20))
+        .expect("the first upgrade reported");
+    let middle = Successor(upgraded_pid(&line));
+    // The middle process prints into the same pipes.
+    let pid = rustix::process::Pid::from_raw(middle.0).unwrap();
+    rustix::process::kill_process(pid, Signal::USR2).unwrap();
+    let line = server
+        .wait_for_line("upgrade: process", Duration::from_secs(20))
+        .expect("the second upgrade reported");
+    let _newest = Successor(upgraded_pid(&line));
+    let last = lines.map_while(Result::ok).last().unwrap_or_default();
+    let _ = client.wait();
+    let got: serde_json::Value = serde_json::from_str(&last).expect("a JSON line");
+    assert_eq!(got["status"], 200, "{got}");
+    assert_eq!(got["len"], body.len(), "{got}");
+    assert_eq!(got["sha256"], crate::h3::sha256_hex(&body).as_str());
+
+    assert!(
+        eventually(Duration::from_secs(10), || !alive(&mut server)),
+        "the oldest process did not exit after draining"
+    );
+    let after = crate::h3::h3(at, &["/a.txt"]);
+    assert_eq!(after[0]["status"], 200, "{after:?}");
+    assert_eq!(after[0]["body"], "third");
+    assert_eq!(udp_inodes(at.port()), before);
+}
+
+/// The inodes of the UDP sockets bound to `port` (/proc/net/udp), sorted.
+fn udp_inodes(port: u16) -> Vec<u64> {
+    let table = std::fs::read_to_string("/proc/net/udp").unwrap();
+    let mut inodes: Vec<u64> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let local = cols.get(1)?.rsplit(':').next()?;
+            let inode = cols.get(9)?.parse().ok()?;
+            (u16::from_str_radix(local, 16).ok()? == port).then_some(inode)
+        })
+        .collect();
+    inodes.sort_unstable();
+    inodes
+}
