@@ -37,7 +37,13 @@ impl CellSummary {
     /// How the cell's requests travel.
     pub fn protocol(&self) -> &'static str {
         let h2 = self.cell.split_whitespace().any(|w| w == "h2");
+        let first = self.cell.split_whitespace().next().unwrap_or("");
         match self.suite {
+            // The HTTP/3 run's cells name their protocol first: `h3`, and
+            // the references `h2` and `https1` (`suites::h3`).
+            Suite::H3 if first == "h3" => "HTTP/3",
+            Suite::H3 if first == "h2" => "HTTP/2 (TLS)",
+            Suite::H3 => "HTTPS/1.1",
             Suite::Tls => "HTTPS/1.1",
             Suite::H2 => "HTTP/2 (TLS)",
             Suite::H2c | Suite::RealH2c => "h2c",
@@ -182,7 +188,12 @@ pub const SUITE_HEADERS: [&str; 6] = [
 pub fn figures_table(runs: &[(String, Results)]) -> String {
     let mut rows: Vec<(String, &'static str, bool, String, Vec<CellSummary>)> = Vec::new();
     for (dir, results) in runs {
-        for cell in cells(results) {
+        // The HTTP/3 run's HTTP/2 and HTTPS/1.1 cells are references for
+        // its own goals; those protocols' suites have rows of their own.
+        let cells = cells(results)
+            .into_iter()
+            .filter(|c| c.suite != Suite::H3 || c.protocol() == "HTTP/3");
+        for cell in cells {
             let key = (cell.seed.clone(), cell.protocol(), cell.is_real());
             match rows
                 .iter_mut()
@@ -229,6 +240,7 @@ fn workload(seed: &str, cell: &CellSummary) -> String {
         "i15" => "TLS handshakes and transfers".into(),
         "i16" => "h2load 1 KiB / 64 KiB".into(),
         "i43" => "Python docs and a web app, browser headers".into(),
+        "i42" => "h3load 1 KiB / 64 KiB / 10 MiB, handshakes".into(),
         _ => format!("{} ({seed})", cell.suite),
     }
 }
@@ -358,5 +370,33 @@ mod tests {
             ),
             "{table}"
         );
+    }
+
+    #[test]
+    fn the_http3_run_gives_one_row_and_its_references_none() {
+        let of = |cell: &str, server: &str, rps: f64| Row {
+            suite: Suite::H3,
+            seed: "i42".into(),
+            cell: cell.into(),
+            ..row(server, rps, 10.0)
+        };
+        let r = results(vec![
+            of("h3 1k c1 m10", "tachyon", 120_000.0),
+            of("h3 1k c1 m10", "h2o", 100_000.0),
+            of("h2 1k c1 m10", "tachyon", 200_000.0),
+            of("h2 1k c1 m10", "h2o", 100_000.0),
+            of("https1 10MiB c1 m1", "tachyon", 300.0),
+            of("https1 10MiB c1 m1", "h2o", 100.0),
+        ]);
+        let table = figures_table(&[("bench/results/h3".into(), r.clone())]);
+        let rows: Vec<&str> = table.lines().skip(2).collect();
+        let run = "| h3load 1 KiB / 64 KiB / 10 MiB, handshakes | synthetic";
+        assert_eq!(rows.len(), 1, "{table}");
+        assert!(
+            rows[0].starts_with(&format!("{run} | HTTP/3 | 1 | 1.20× |")),
+            "{table}"
+        );
+        let labels: Vec<&str> = cells(&r).iter().map(CellSummary::protocol).collect();
+        assert_eq!(labels, ["HTTP/3", "HTTP/2 (TLS)", "HTTPS/1.1"]);
     }
 }

@@ -44,6 +44,42 @@ pub(crate) fn h3(at: SocketAddr, args: &[&str]) -> Vec<Value> {
         .collect()
 }
 
+/// An aioquic download certainly in flight: started once its first body
+/// bytes arrived, after which the whole client stops for a while
+/// (`--pause-after-first-data`), then reads the rest.
+pub(crate) struct PausedDownload {
+    client: std::process::Child,
+    lines: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+}
+
+impl PausedDownload {
+    /// Starts the download and returns once its first bytes arrived.
+    pub(crate) fn start(at: SocketAddr, path: &str, pause_s: u32) -> PausedDownload {
+        use std::io::BufRead;
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/clients/h3client.py");
+        let mut client = Command::new("python3")
+            .arg(script)
+            .args(["--addr", &at.to_string()])
+            .args(["--pause-after-first-data", &pause_s.to_string()])
+            .arg(path)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3");
+        let stdout = client.stdout.take().unwrap();
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let first = lines.next().and_then(Result::ok).unwrap_or_default();
+        assert!(first.contains("started"), "{first}");
+        PausedDownload { client, lines }
+    }
+
+    /// The response as the client saw it in the end.
+    pub(crate) fn finish(mut self) -> Value {
+        let last = self.lines.map_while(Result::ok).last().unwrap_or_default();
+        let _ = self.client.wait();
+        serde_json::from_str(&last).expect("a JSON line")
+    }
+}
+
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     ring::digest::digest(&ring::digest::SHA256, bytes)
         .as_ref()
@@ -321,28 +357,14 @@ fn retry_asks_new_clients_to_prove_their_address_under_load() {
 /// the server exits once it is sent.
 #[test]
 fn a_drain_finishes_the_http3_response_in_flight_then_exits() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
     let site = TestSite::new();
     let body: Vec<u8> = (0..10u32 << 20).map(|i| (i % 251) as u8).collect();
     site.file("big.bin", &body);
     let (mut server, at) = start(&site, &[]);
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/clients/h3client.py");
-    let mut client = Command::new("python3")
-        .arg(script)
-        .args(["--addr", &at.to_string(), "--pause-after-first-data", "1"])
-        .arg("/big.bin")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3");
-    let mut lines = BufReader::new(client.stdout.take().unwrap()).lines();
-    let first = lines.next().and_then(Result::ok).unwrap_or_default();
-    assert!(first.contains("started"), "{first}");
     // The body is on its way and the client reads nothing for a second.
+    let download = PausedDownload::start(at, "/big.bin", 1);
     server.signal(rustix::process::Signal::TERM);
-    let last = lines.map_while(Result::ok).last().unwrap_or_default();
-    let _ = client.wait();
-    let got: Value = serde_json::from_str(&last).expect("a JSON line");
+    let got = download.finish();
     assert_eq!(got["status"], 200, "{got}");
     assert_eq!(got["len"], body.len(), "{got}");
     assert_eq!(got["sha256"], sha256_hex(&body).as_str());

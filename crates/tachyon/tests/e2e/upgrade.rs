@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use rustix::process::Signal;
 
+use crate::h3::{sha256_hex, PausedDownload};
 use crate::support::{binary, eventually, run, upgraded_pid, Raw, Server, Successor, TestSite};
 
 /// The binary as an operator installs it: a file of its own in a bin folder.
@@ -153,6 +154,78 @@ fn a_stop_during_an_upgrade_takes_the_successor_too() {
     );
 }
 
+/// A server that upgrades to the same binary, HTTP/3 on, with a
+/// `big.bin` of 4 MiB and an `a.txt` saying `text`.
+struct H3Upgrade {
+    /// Kept: the site's folder lives as long as the server.
+    _site: TestSite,
+    server: Server,
+    at: std::net::SocketAddr,
+    body: Vec<u8>,
+    /// The inodes of its UDP sockets before any upgrade.
+    before: Vec<u64>,
+}
+
+impl H3Upgrade {
+    fn start(text: &str) -> H3Upgrade {
+        let site = TestSite::new();
+        let body: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();
+        site.file("www/big.bin", &body);
+        site.file("www/a.txt", text);
+        let exe = installed(&site);
+        let server = Server::start_program(
+            &exe,
+            &site.path("www"),
+            &["--no-watch", "--https", "127.0.0.1:0", "--tls-self-signed"],
+        );
+        let at = crate::tls::https_addr(&server);
+        server
+            .wait_for_line("HTTP/3 on UDP", Duration::from_secs(10))
+            .expect("an HTTP/3 line");
+        let before = udp_inodes(at.port());
+        assert!(!before.is_empty(), "no UDP socket on port {}", at.port());
+        replace(&exe, Program::Built);
+        H3Upgrade {
+            _site: site,
+            server,
+            at,
+            body,
+            before,
+        }
+    }
+
+    /// The successor `signal` started, once reported on `server`'s output
+    /// (every process of the chain prints there).
+    fn upgraded(&self, signal: impl FnOnce()) -> Successor {
+        signal();
+        let line = self
+            .server
+            .wait_for_line("upgrade: process", Duration::from_secs(20))
+            .expect("the upgrade reported");
+        Successor(upgraded_pid(&line))
+    }
+
+    /// The download finished whole, the oldest process exited, and the
+    /// newest answers HTTP/3 on the same UDP sockets.
+    fn check_after(&mut self, download: serde_json::Value, text: &str) {
+        assert_eq!(download["status"], 200, "{download}");
+        assert_eq!(download["len"], self.body.len(), "{download}");
+        assert_eq!(download["sha256"], sha256_hex(&self.body).as_str());
+        assert!(
+            eventually(Duration::from_secs(10), || !alive(&mut self.server)),
+            "the oldest process did not exit after draining"
+        );
+        let after = crate::h3::h3(self.at, &["/a.txt"]);
+        assert_eq!(after[0]["status"], 200, "{after:?}");
+        assert_eq!(after[0]["body"], text);
+        assert_eq!(
+            udp_inodes(self.at.port()),
+            self.before,
+            "the newest process serves HTTP/3 on sockets of its own"
+        );
+    }
+}
+
 /// With HTTP/3 on, an upgrade hands the UDP sockets over too: the same
 /// sockets serve after it, none bound again (a server that dropped the
 /// privilege to bind its port could not). A download in flight on the old
@@ -162,62 +235,12 @@ fn a_stop_during_an_upgrade_takes_the_successor_too() {
 /// answers HTTP/3 on the same port.
 #[test]
 fn an_upgrade_hands_over_the_udp_sockets_and_finishes_http3_in_flight() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
-    let site = TestSite::new();
-    let body: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();
-    site.file("www/big.bin", &body);
-    site.file("www/a.txt", "after");
-    let exe = installed(&site);
-    let mut server = Server::start_program(
-        &exe,
-        &site.path("www"),
-        &["--no-watch", "--https", "127.0.0.1:0", "--tls-self-signed"],
-    );
-    let at = crate::tls::https_addr(&server);
-    server
-        .wait_for_line("HTTP/3 on UDP", Duration::from_secs(10))
-        .expect("an HTTP/3 line");
-    let before = udp_inodes(at.port());
-    assert!(!before.is_empty(), "no UDP socket on port {}", at.port());
-    replace(&exe, Program::Built);
-
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/clients/h3client.py");
-    let mut client = Command::new("python3")
-        .arg(script)
-        .args(["--addr", &at.to_string(), "--pause-after-first-data", "2"])
-        .arg("/big.bin")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3");
-    let mut lines = BufReader::new(client.stdout.take().unwrap()).lines();
-    let first = lines.next().and_then(Result::ok).unwrap_or_default();
-    assert!(first.contains("started"), "{first}");
-    server.signal(Signal::USR2);
-    let line = server
-        .wait_for_line("upgrade: process", Duration::from_secs(20))
-        .expect("the upgrade reported");
-    let _successor = Successor(upgraded_pid(&line));
-    let last = lines.map_while(Result::ok).last().unwrap_or_default();
-    let _ = client.wait();
-    let got: serde_json::Value = serde_json::from_str(&last).expect("a JSON line");
-    assert_eq!(got["status"], 200, "{got}");
-    assert_eq!(got["len"], body.len(), "{got}");
-    assert_eq!(got["sha256"], crate::h3::sha256_hex(&body).as_str());
+    let mut up = H3Upgrade::start("after");
+    let download = PausedDownload::start(up.at, "/big.bin", 2);
+    let _successor = up.upgraded(|| up.server.signal(Signal::USR2));
+    let got = download.finish();
     assert_eq!(got["goaway"], true, "no GOAWAY from the old process: {got}");
-
-    assert!(
-        eventually(Duration::from_secs(10), || !alive(&mut server)),
-        "the old process did not exit after draining"
-    );
-    let after = crate::h3::h3(at, &["/a.txt"]);
-    assert_eq!(after[0]["status"], 200, "{after:?}");
-    assert_eq!(after[0]["body"], "after");
-    assert_eq!(
-        udp_inodes(at.port()),
-        before,
-        "the successor serves HTTP/3 on sockets of its own"
-    );
+    up.check_after(got, "after");
 }
 
 /// A second upgrade while the first one's old process still finishes an
@@ -226,63 +249,12 @@ fn an_upgrade_hands_over_the_udp_sockets_and_finishes_http3_in_flight() {
 /// whole, and HTTP/3 then answers from the newest on the same sockets.
 #[test]
 fn a_second_upgrade_during_the_overlap_waits_for_the_oldest_process() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
-    let site = TestSite::new();
-    let body: Vec<u8> = (0..4u32 << 20).map(|i| (i % 241) as u8).collect();
-    site.file("www/big.bin", &body);
-    site.file("www/a.txt", "third");
-    let exe = installed(&site);
-    let mut server = Server::start_program(
-        &exe,
-        &site.path("www"),
-        &["--no-watch", "--https", "127.0.0.1:0", "--tls-self-signed"],
-    );
-    let at = crate::tls::https_addr(&server);
-    server
-        .wait_for_line("HTTP/3 on UDP", Duration::from_secs(10))
-        .expect("an HTTP/3 line");
-    let before = udp_inodes(at.port());
-    replace(&exe, Program::Built);
-
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/clients/h3client.py");
-    let mut client = Command::new("python3")
-        .arg(script)
-        .args(["--addr", &at.to_string(), "--pause-after-first-data", "4"])
-        .arg("/big.bin")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3");
-    let mut lines = BufReader::new(client.stdout.take().unwrap()).lines();
-    let first = lines.next().and_then(Result::ok).unwrap_or_default();
-    assert!(first.contains("started"), "{first}");
-    server.signal(Signal::USR2);
-    let line = server
-        .wait_for_line("upgrade: process", Duration::from_secs(20))
-        .expect("the first upgrade reported");
-    let middle = Successor(upgraded_pid(&line));
-    // The middle process prints into the same pipes.
+    let mut up = H3Upgrade::start("third");
+    let download = PausedDownload::start(up.at, "/big.bin", 4);
+    let middle = up.upgraded(|| up.server.signal(Signal::USR2));
     let pid = rustix::process::Pid::from_raw(middle.0).unwrap();
-    rustix::process::kill_process(pid, Signal::USR2).unwrap();
-    let line = server
-        .wait_for_line("upgrade: process", Duration::from_secs(20))
-        .expect("the second upgrade reported");
-    let _newest = Successor(upgraded_pid(&line));
-    let last = lines.map_while(Result::ok).last().unwrap_or_default();
-    let _ = client.wait();
-    let got: serde_json::Value = serde_json::from_str(&last).expect("a JSON line");
-    assert_eq!(got["status"], 200, "{got}");
-    assert_eq!(got["len"], body.len(), "{got}");
-    assert_eq!(got["sha256"], crate::h3::sha256_hex(&body).as_str());
-
-    assert!(
-        eventually(Duration::from_secs(10), || !alive(&mut server)),
-        "the oldest process did not exit after draining"
-    );
-    let after = crate::h3::h3(at, &["/a.txt"]);
-    assert_eq!(after[0]["status"], 200, "{after:?}");
-    assert_eq!(after[0]["body"], "third");
-    assert_eq!(udp_inodes(at.port()), before);
+    let _newest = up.upgraded(|| rustix::process::kill_process(pid, Signal::USR2).unwrap());
+    up.check_after(download.finish(), "third");
 }
 
 /// The inodes of the UDP sockets bound to `port` (/proc/net/udp), sorted.
