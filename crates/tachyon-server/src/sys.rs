@@ -125,6 +125,7 @@ impl Listeners {
         holds: Vec<OwnedFd>,
     ) -> Result<(), BindError> {
         let inherited = |e: rustix::io::Errno| BindError::Inherited(e.into());
+        let workers = self.quic.len();
         let mut counts: Vec<usize> = Vec::new();
         for fd in datagrams {
             let addr = local_addr(&fd).map_err(inherited)?;
@@ -145,7 +146,6 @@ impl Listeners {
                     "more than 256 UDP sockets on {addr}"
                 )))
             })?;
-            let workers = self.quic.len();
             self.quic[k % workers].push(QuicSocket { fd, index });
         }
         if !self.quic_local.is_empty() {

@@ -50,9 +50,6 @@ pub struct Handover {
     exe: PathBuf,
     args: Vec<OsString>,
     sockets: Vec<(OwnedFd, &'static str)>,
-    /// Whether `sockets` holds UDP ones, which a successor may read only
-    /// once this process is gone.
-    udp: bool,
     /// The successor being started (0: none). It holds our sockets, so a
     /// stop while it starts must not leave it behind.
     pending: AtomicU32,
@@ -83,10 +80,11 @@ impl Handover {
         if let Some(admin) = admin {
             sockets.push((OwnedFd::from(admin.try_clone()?), "admin"));
         }
-        // Per address in the order of its group: the successor takes the
-        // k-th as the group's k-th (`Listeners::adopt_quic`).
+        // In the order of their groups: the successor takes an address's
+        // k-th socket as its group's k-th (`Listeners::adopt_quic` counts
+        // per address, so addresses may interleave).
         let mut udp: Vec<_> = listeners.quic.iter().flatten().collect();
-        udp.sort_by_key(|s| (local_addr(&s.fd), s.index));
+        udp.sort_by_key(|s| s.index);
         for socket in &udp {
             sockets.push((socket.fd.try_clone()?, "quic"));
         }
@@ -99,7 +97,6 @@ impl Handover {
             exe,
             args: std::env::args_os().skip(1).collect(),
             sockets,
-            udp: !udp.is_empty(),
             pending: AtomicU32::new(0),
         })
     }
@@ -135,8 +132,10 @@ impl Handover {
         ready_path: &Path,
         within: Duration,
     ) -> anyhow::Result<u32> {
-        // Ours stays open until this process exits; theirs is inherited.
-        let hold = match self.udp {
+        // UDP sockets are read by a successor only once this process is
+        // gone: ours stays open until it exits; theirs is inherited.
+        let udp = self.sockets.iter().any(|(_, name)| *name == "quic");
+        let hold = match udp {
             true => Some(
                 socketpair(
                     AddressFamily::UNIX,
@@ -291,9 +290,4 @@ pub fn tell_predecessor() -> bool {
         ));
     }
     true
-}
-
-/// The address a UDP socket is bound to, for ordering (unknown sorts first).
-fn local_addr(fd: &OwnedFd) -> Option<std::net::SocketAddr> {
-    std::net::SocketAddr::try_from(rustix::net::getsockname(fd).ok()?).ok()
 }
