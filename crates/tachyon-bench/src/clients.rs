@@ -230,6 +230,7 @@ pub fn run(
     let mut probe_at = probe_at;
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
+        .env("OPENSSL_CONF", browser_order_conf()?)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -272,6 +273,44 @@ pub fn run(
         );
     }
     Ok(text)
+}
+
+/// An OpenSSL configuration that makes libssl's clients (wrk, ab,
+/// `openssl s_time`) offer the TLS 1.3 suites in the browsers' order,
+/// AES-128-GCM first, as h2load and h3load do. OpenSSL's own order puts
+/// AES-256-GCM first, and servers take the client's order by default
+/// (nginx, h2o, tachyon), so without it every HTTPS/1.1 cell would
+/// measure a suite browsers do not get (`bench/results/cipher-order-2026-11-27`).
+/// Debian's `/etc/ssl/openssl.cnf` sets nothing for libssl, so replacing
+/// it loses nothing.
+const BROWSER_ORDER_CNF: &str = "\
+# Written by tachyon-bench for its load generators: TLS 1.3 suites in the browsers' order.
+openssl_conf = openssl_init
+[openssl_init]
+ssl_conf = ssl_sect
+[ssl_sect]
+system_default = system_default_sect
+[system_default_sect]
+Ciphersuites = TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256
+";
+
+/// The path of [`BROWSER_ORDER_CNF`], written once per process (through a
+/// rename, so that two runs at once never read half a file).
+fn browser_order_conf() -> anyhow::Result<&'static Path> {
+    static PATH: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    if let Some(path) = PATH.get() {
+        return Ok(path);
+    }
+    let dir = std::env::temp_dir();
+    let path = dir.join("tachyon-bench-browser-order.cnf");
+    let part = dir.join(format!(
+        "tachyon-bench-browser-order.cnf.{}",
+        std::process::id()
+    ));
+    std::fs::write(&part, BROWSER_ORDER_CNF)
+        .with_context(|| format!("writing {}", part.display()))?;
+    std::fs::rename(&part, &path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(PATH.get_or_init(|| path))
 }
 
 /// What one client run reported.
@@ -626,6 +665,77 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         ))
         .unwrap()
+    }
+
+    /// `openssl s_server -www` on an ephemeral loopback port with a fresh
+    /// self-signed certificate; killed on drop.
+    struct SServer(std::process::Child, u16, std::path::PathBuf);
+
+    impl SServer {
+        fn start(name: &str) -> SServer {
+            use std::io::BufRead;
+            let dir =
+                std::env::temp_dir().join(format!("tachyon-bench-{name}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let tls = crate::peers::TlsFiles::make(&dir).unwrap();
+            let mut child = Command::new("openssl")
+                .args(["s_server", "-accept", "127.0.0.1:0", "-www", "-cert"])
+                .arg(&tls.cert)
+                .arg("-key")
+                .arg(&tls.key)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+            let port = lines
+                .map_while(Result::ok)
+                .find_map(|l| {
+                    l.strip_prefix("ACCEPT 127.0.0.1:")
+                        .map(|p| p.parse().unwrap())
+                })
+                .expect("s_server says where it listens");
+            SServer(child, port, dir)
+        }
+    }
+
+    impl Drop for SServer {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+            let _ = std::fs::remove_dir_all(&self.2);
+        }
+    }
+
+    /// The suite ab negotiated, from its "SSL/TLS Protocol:" line.
+    fn ab_suite(text: &str) -> String {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("SSL/TLS Protocol:"))
+            .unwrap();
+        line.split(',').nth(1).unwrap().to_string()
+    }
+
+    #[test]
+    fn openssl_clients_offer_the_browsers_suite_first() {
+        if crate::peers::which("ab").is_none() {
+            eprintln!("skipped: no ab (apache2-utils)");
+            return;
+        }
+        let server = SServer::start("order");
+        let argv: Vec<String> = ["ab", "-q", "-n1"]
+            .map(String::from)
+            .into_iter()
+            .chain([format!("https://127.0.0.1:{}/", server.1)])
+            .collect();
+        // OpenSSL's own order, which the server takes: what the clients
+        // offered before.
+        let plain = Command::new("ab").args(&argv[1..]).output().unwrap();
+        let plain = ab_suite(&String::from_utf8_lossy(&plain.stdout));
+        assert_eq!(plain, "TLS_AES_256_GCM_SHA384");
+        let text = run(&argv, Duration::from_secs(20), None, &mut || {}).unwrap();
+        assert_eq!(ab_suite(&text), "TLS_AES_128_GCM_SHA256");
     }
 
     #[test]

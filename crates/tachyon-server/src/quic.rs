@@ -170,6 +170,10 @@ impl Quic {
         let state = UdpSocketState::new((&socket).into())?;
         let _ = state.set_recv_buffer_size((&socket).into(), SOCKET_BUFFER);
         let _ = state.set_send_buffer_size((&socket).into(), SOCKET_BUFFER);
+        // Its own stateless-reset key (`default()` draws one): a datagram
+        // that reaches the wrong worker draws a reset its client ignores
+        // (RFC 9000 §10.3.1: the token does not match), not one that ends a
+        // connection alive on another worker.
         let mut config = EndpointConfig::default();
         config.cid_generator(move || Box::new(SocketCids { socket: index }));
         Ok(Quic {

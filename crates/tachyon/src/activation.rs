@@ -38,6 +38,7 @@ pub fn inherited() -> anyhow::Result<Option<Inherited>> {
     for i in 0..fds.len() {
         let name = names.get(i).copied().unwrap_or("");
         let what = || format!("the socket systemd handed over as {name:?} (fd {})", 3 + i);
+        let taken = || anyhow!("socket {i} from systemd was already taken");
         // listenfd leaves a socket of another kind in place for the next try.
         let listener = match fds.take_tcp_listener(i) {
             Ok(listener) => listener,
@@ -46,13 +47,12 @@ pub fn inherited() -> anyhow::Result<Option<Inherited>> {
                     .take_udp_socket(i)
                     .map_err(|_| stream)
                     .with_context(|| format!("{}: neither TCP nor UDP", what()))?
-                    .ok_or_else(|| anyhow!("socket {i} from systemd was already taken"))?;
+                    .ok_or_else(taken)?;
                 inherited.handed.datagrams.push(OwnedFd::from(udp));
                 continue;
             }
         };
-        let listener =
-            listener.ok_or_else(|| anyhow!("socket {i} from systemd was already taken"))?;
+        let listener = listener.ok_or_else(taken)?;
         match name {
             "admin" => inherited.admin = Some(listener),
             "https" | "tls" => inherited

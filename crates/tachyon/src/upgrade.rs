@@ -45,11 +45,50 @@ use crate::activation::Inherited;
 const FDS_VAR: &str = "TACHYON_UPGRADE_FDS";
 const READY_VAR: &str = "TACHYON_UPGRADE_READY";
 
+/// What a handed socket is for, by the name it has in `TACHYON_UPGRADE_FDS`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Http,
+    Https,
+    Admin,
+    /// A UDP socket of HTTP/3.
+    Quic,
+    /// One end of a predecessor's hold (see the module doc).
+    Hold,
+}
+
+impl Role {
+    const ALL: [Role; 5] = [Role::Http, Role::Https, Role::Admin, Role::Quic, Role::Hold];
+
+    fn name(self) -> &'static str {
+        match self {
+            Role::Http => "http",
+            Role::Https => "https",
+            Role::Admin => "admin",
+            Role::Quic => "quic",
+            Role::Hold => "hold",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// How `tachyon_sys::adopt_inherited` checks the descriptor.
+    fn kind(self) -> Kind {
+        match self {
+            Role::Quic => Kind::Datagram,
+            Role::Hold => Kind::Hold,
+            Role::Http | Role::Https | Role::Admin => Kind::Listener,
+        }
+    }
+}
+
 /// What a successor needs: the program, its arguments, the sockets.
 pub struct Handover {
     exe: PathBuf,
     args: Vec<OsString>,
-    sockets: Vec<(OwnedFd, &'static str)>,
+    sockets: Vec<(OwnedFd, Role)>,
     /// The successor being started (0: none). It holds our sockets, so a
     /// stop while it starts must not leave it behind.
     pending: AtomicU32,
@@ -70,15 +109,15 @@ impl Handover {
                     continue;
                 }
                 seen.push((stat.st_dev, stat.st_ino));
-                let name = match endpoint.scheme {
-                    Scheme::Http => "http",
-                    Scheme::Https => "https",
+                let role = match endpoint.scheme {
+                    Scheme::Http => Role::Http,
+                    Scheme::Https => Role::Https,
                 };
-                sockets.push((fd.try_clone()?, name));
+                sockets.push((fd.try_clone()?, role));
             }
         }
         if let Some(admin) = admin {
-            sockets.push((OwnedFd::from(admin.try_clone()?), "admin"));
+            sockets.push((OwnedFd::from(admin.try_clone()?), Role::Admin));
         }
         // In the order of their groups: the successor takes an address's
         // k-th socket as its group's k-th (`Listeners::adopt_quic` counts
@@ -86,12 +125,12 @@ impl Handover {
         let mut udp: Vec<_> = listeners.quic.iter().flatten().collect();
         udp.sort_by_key(|s| s.index);
         for socket in &udp {
-            sockets.push((socket.fd.try_clone()?, "quic"));
+            sockets.push((socket.fd.try_clone()?, Role::Quic));
         }
         // Our predecessors' holds go on with them: one that already ended
         // costs the successor nothing.
         for hold in &listeners.quic_holds {
-            sockets.push((hold.try_clone()?, "hold"));
+            sockets.push((hold.try_clone()?, Role::Hold));
         }
         Ok(Handover {
             exe,
@@ -134,7 +173,7 @@ impl Handover {
     ) -> anyhow::Result<u32> {
         // UDP sockets are read by a successor only once this process is
         // gone: ours stays open until it exits; theirs is inherited.
-        let udp = self.sockets.iter().any(|(_, name)| *name == "quic");
+        let udp = self.sockets.iter().any(|(_, role)| *role == Role::Quic);
         let hold = match udp {
             true => Some(
                 socketpair(
@@ -147,15 +186,15 @@ impl Handover {
             ),
             false => None,
         };
-        let handed: Vec<(&OwnedFd, &str)> = self
+        let handed: Vec<(&OwnedFd, Role)> = self
             .sockets
             .iter()
-            .map(|(fd, name)| (fd, *name))
-            .chain(hold.as_ref().map(|(_, theirs)| (theirs, "hold")))
+            .map(|(fd, role)| (fd, *role))
+            .chain(hold.as_ref().map(|(_, theirs)| (theirs, Role::Hold)))
             .collect();
         let names: Vec<String> = handed
             .iter()
-            .map(|(fd, name)| format!("{}:{name}", fd.as_raw_fd()))
+            .map(|(fd, role)| format!("{}:{}", fd.as_raw_fd(), role.name()))
             .collect();
         let mut command = Command::new(&self.exe);
         command
@@ -238,22 +277,19 @@ pub fn inherited() -> anyhow::Result<Option<Inherited>> {
         .into_string()
         .map_err(|_| anyhow!("{FDS_VAR} is not UTF-8"))?;
     let mut numbers: Vec<(i32, Kind)> = Vec::new();
-    let mut names = Vec::new();
+    let mut roles = Vec::new();
     for item in spec.split(',').filter(|s| !s.is_empty()) {
         let (fd, name) = item
             .split_once(':')
             .ok_or_else(|| anyhow!("{FDS_VAR}: {item:?} is not fd:name"))?;
-        let kind = match name {
-            "quic" => Kind::Datagram,
-            "hold" => Kind::Hold,
-            _ => Kind::Listener,
-        };
+        let role = Role::from_name(name)
+            .ok_or_else(|| anyhow!("{FDS_VAR}: {name:?} is not a socket's role"))?;
         numbers.push((
             fd.parse::<i32>()
                 .map_err(|_| anyhow!("{FDS_VAR}: {fd:?} is not a descriptor"))?,
-            kind,
+            role.kind(),
         ));
-        names.push(name.to_string());
+        roles.push(role);
     }
     let fds = tachyon_sys::adopt_inherited(&numbers)
         .context("taking the sockets the previous process handed over")?;
@@ -266,13 +302,13 @@ pub fn inherited() -> anyhow::Result<Option<Inherited>> {
         admin: None,
     };
     let handed = &mut inherited.handed;
-    for (fd, name) in fds.into_iter().zip(names) {
-        match name.as_str() {
-            "admin" => inherited.admin = Some(TcpListener::from(fd)),
-            "https" => handed.listeners.push((fd, Scheme::Https)),
-            "quic" => handed.datagrams.push(fd),
-            "hold" => handed.holds.push(fd),
-            _ => handed.listeners.push((fd, Scheme::Http)),
+    for (fd, role) in fds.into_iter().zip(roles) {
+        match role {
+            Role::Admin => inherited.admin = Some(TcpListener::from(fd)),
+            Role::Https => handed.listeners.push((fd, Scheme::Https)),
+            Role::Http => handed.listeners.push((fd, Scheme::Http)),
+            Role::Quic => handed.datagrams.push(fd),
+            Role::Hold => handed.holds.push(fd),
         }
     }
     Ok(Some(inherited))
@@ -290,4 +326,18 @@ pub fn tell_predecessor() -> bool {
         ));
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_role_is_read_back_from_its_name_and_nothing_else_is() {
+        for role in Role::ALL {
+            assert_eq!(Role::from_name(role.name()), Some(role));
+        }
+        assert_eq!(Role::from_name("tls"), None);
+        assert_eq!(Role::from_name(""), None);
+    }
 }
