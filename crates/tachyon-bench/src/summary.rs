@@ -23,7 +23,8 @@ pub struct CellSummary {
     pub suite: Suite,
     pub seed: String,
     pub cell: String,
-    /// tachyon's raw rate ÷ the best peer's raw rate.
+    /// tachyon's raw rate ÷ the best peer's raw rate (none in an
+    /// open-loop cell, whose rate is the offered one).
     pub raw: Option<f64>,
     /// tachyon's requests per server CPU-second ÷ the best peer's.
     pub per_cpu: Option<f64>,
@@ -106,7 +107,10 @@ pub fn cells(results: &Results) -> Vec<CellSummary> {
                     .filter_map(|s| Some((*s, f(s)?)))
                     .max_by(|a, b| a.1.total_cmp(&b.1))
             };
-            let best_raw = best(&raw);
+            // An open-loop cell offers every server the same rate: whoever
+            // keeps up serves it, so raw rates do not rank them.
+            let open_loop = rows.iter().any(|r| r.target_rps.is_some());
+            let best_raw = best(&raw).filter(|_| !open_loop);
             let best_eff = best(&eff);
             Some(CellSummary {
                 suite,
@@ -228,13 +232,24 @@ pub fn figures_table(runs: &[(String, Results)]) -> String {
     out
 }
 
+/// The workload column: the seed, and the suite when it is not the seed's
+/// namesake (churn, large and c10k are all seed 001's, for instance).
 fn workload(seed: &str, cell: &CellSummary) -> String {
+    let of_seed = |label: &str| {
+        let squashed = label.replace(' ', "").to_lowercase();
+        let suite = cell.suite.name();
+        if squashed.contains(suite) {
+            label.to_string()
+        } else {
+            format!("{label}: {suite}")
+        }
+    };
     match seed {
-        "000" => "seed 000 Spare Cores".into(),
-        "001" => "seed 001 LinuxConfig".into(),
-        "002" => "seed 002 Boa".into(),
-        "003" => "seed 003 fabhttp".into(),
-        "004" => "seed 004 binserve".into(),
+        "000" => of_seed("seed 000 Spare Cores"),
+        "001" => of_seed("seed 001 LinuxConfig"),
+        "002" => of_seed("seed 002 Boa"),
+        "003" => of_seed("seed 003 fabhttp"),
+        "004" => of_seed("seed 004 binserve"),
         "tfb" => "TechEmpower pipelining".into(),
         "i4" => "a 100 KB script, compressed".into(),
         "i15" => "TLS handshakes and transfers".into(),
@@ -366,10 +381,47 @@ mod tests {
         assert_eq!(lines.len(), 3, "{table}");
         assert!(
             lines[2].starts_with(
-                "| seed 000 Spare Cores | synthetic | HTTP/1.1 | 1 | 1.50× | 1.50× | – |"
+                "| seed 000 Spare Cores: efficiency | synthetic | HTTP/1.1 | 1 | 1.50× | 1.50× | – |"
             ),
             "{table}"
         );
+    }
+
+    #[test]
+    fn an_open_loop_cell_has_no_raw_ratio() {
+        let at = |server: &str, cpu_s: f64| Row {
+            suite: Suite::Latency,
+            target_rps: Some(5_000.0),
+            ..row(server, 5_000.0, cpu_s)
+        };
+        let cells = cells(&results(vec![at("tachyon", 1.0), at("nginx", 2.0)]));
+        assert_eq!(cells[0].raw, None);
+        assert!((cells[0].per_cpu.unwrap() - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_seed_row_names_its_suite_unless_it_is_the_seeds_namesake() {
+        let of = |suite: Suite, seed: &str| {
+            let r = results(vec![
+                Row {
+                    suite,
+                    seed: seed.into(),
+                    ..row("tachyon", 150_000.0, 10.0)
+                },
+                Row {
+                    suite,
+                    seed: seed.into(),
+                    ..row("nginx", 100_000.0, 10.0)
+                },
+            ]);
+            let table = figures_table(&[("bench/results/x".into(), r)]);
+            let line = table.lines().nth(2).unwrap_or_default().to_string();
+            line.split(" | ").next().unwrap_or_default().to_string()
+        };
+        assert_eq!(of(Suite::LinuxConfig, "001"), "| seed 001 LinuxConfig");
+        assert_eq!(of(Suite::Churn, "001"), "| seed 001 LinuxConfig: churn");
+        assert_eq!(of(Suite::SpareCores, "000"), "| seed 000 Spare Cores");
+        assert_eq!(of(Suite::Fabhttp, "003"), "| seed 003 fabhttp");
     }
 
     #[test]
