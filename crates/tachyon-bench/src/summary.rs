@@ -235,21 +235,19 @@ pub fn figures_table(runs: &[(String, Results)]) -> String {
 /// The workload column: the seed, and the suite when it is not the seed's
 /// namesake (churn, large and c10k are all seed 001's, for instance).
 fn workload(seed: &str, cell: &CellSummary) -> String {
-    let of_seed = |label: &str| {
-        let squashed = label.replace(' ', "").to_lowercase();
-        let suite = cell.suite.name();
-        if squashed.contains(suite) {
+    let of_seed = |label: &str, namesake: Suite| {
+        if cell.suite == namesake {
             label.to_string()
         } else {
-            format!("{label}: {suite}")
+            format!("{label}: {}", cell.suite.name())
         }
     };
     match seed {
-        "000" => of_seed("seed 000 Spare Cores"),
-        "001" => of_seed("seed 001 LinuxConfig"),
-        "002" => of_seed("seed 002 Boa"),
-        "003" => of_seed("seed 003 fabhttp"),
-        "004" => of_seed("seed 004 binserve"),
+        "000" => of_seed("seed 000 Spare Cores", Suite::SpareCores),
+        "001" => of_seed("seed 001 LinuxConfig", Suite::LinuxConfig),
+        "002" => of_seed("seed 002 Boa", Suite::Boa),
+        "003" => of_seed("seed 003 fabhttp", Suite::Fabhttp),
+        "004" => of_seed("seed 004 binserve", Suite::Binserve),
         "tfb" => "TechEmpower pipelining".into(),
         "i4" => "a 100 KB script, compressed".into(),
         "i15" => "TLS handshakes and transfers".into(),
