@@ -22,6 +22,7 @@ use tachyon_http::request::{self, HeadLimits, Parsed};
 use tachyon_http::Method;
 
 use crate::acme::CertificateBoard;
+use crate::balance::Kept;
 use crate::live::Live;
 use crate::stats::{
     Board, Closed, Counters, Timeout, CLASSES, DURATION_BOUNDS, ENCODINGS, METHODS, SCHEMES,
@@ -455,6 +456,20 @@ fn connections(out: &mut String, c: &Counters) {
         "Idle connections moved between workers (gathered on one, or spread).",
     );
     let _ = writeln!(out, "tachyon_connections_moved_total {}", c.moved);
+    head(
+        out,
+        "tachyon_packing_trials_total",
+        "counter",
+        "Trials of spreading connections that were packed on one worker, by what each kept.",
+    );
+    for kept in Kept::ALL {
+        let _ = writeln!(
+            out,
+            "tachyon_packing_trials_total{{kept=\"{}\"}} {}",
+            kept.label(),
+            c.packing_trials[kept as usize]
+        );
+    }
     head(
         out,
         "tachyon_connection_panics_total",

@@ -27,19 +27,31 @@
 //! idle connections to it. Packing ends when worker 0 alone passes 0.95 of
 //! a core (and may not start again for 2 s); the connections then spread
 //! again by count, moving while idle.
+//!
+//! Packing saves CPU, but a client that waits for each answer before it
+//! asks again (a browser, wrk) with threads of its own can be served
+//! faster by two workers even when neither is busy: packed, its threads
+//! queue on one server thread while the machine idles
+//! (bench/results/packing-threads-2026-11-28: 25% fewer requests a second
+//! at wrk -t2 -c16). Traffic that arrives at its own pace is served at
+//! that pace either way. So worker 0 measures: after a short while
+//! packed it spreads the connections on trial, and if spread they are
+//! served clearly faster than packed, packing waits 30 s before it is
+//! tried again; if not, they gather again and the next trial comes twice
+//! as late (up to 30 s), so a load that packing suits pays for few trials.
 //! Only a connection with nothing in flight moves (see
 //! `Conn::is_movable`): its socket, TLS session and HTTP/2 state change
 //! hands whole.
 //!
-//! Owns: the per-worker live-connection counts and busy shares, the packing
-//! decision, the per-worker inboxes of handed-over connections and the
+//! Owns: the per-worker live-connection counts, busy shares and request
+//! counts, the packing decision and its trials, the per-worker inboxes of handed-over connections and the
 //! eventfds that announce them. Invariant: a connection in an inbox is in no
 //! worker's epoll set; whichever worker takes it registers it, and the
 //! registration reports any readiness that arrived in between.
 
 use std::io;
 use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use rustix::event::{eventfd, EventfdFlags};
@@ -70,6 +82,26 @@ const UNPACK_ABOVE: u32 = 950;
 /// windows, so a load near the line does not move connections to and fro.
 const HOLD_WINDOWS: u32 = 20;
 
+/// Windows after connections are told to move before the request rate is
+/// measured: moves happen at each worker's next window end.
+const SETTLE: u32 = 2;
+
+/// Windows over which the request rate is measured, packed and on trial.
+const MEASURE: u32 = 4;
+
+/// The first trial comes this many windows after packing starts; each trial
+/// that packing survives doubles it, up to [`LAST_TRIAL`].
+const FIRST_TRIAL: u32 = SETTLE + MEASURE;
+const LAST_TRIAL: u32 = 300;
+
+/// Spread must serve this many percent more requests a second than packed
+/// did to win a trial: the gains measured were 12% and 25%, the rate of a
+/// steady closed loop varies by a few percent between half-seconds.
+const FASTER_BY_PERCENT: u64 = 8;
+
+/// After spread wins a trial, packing waits this many windows (30 s).
+const SPREAD_HOLD: u32 = 300;
+
 /// A connection passed from one worker to another.
 pub enum Handed {
     /// Accepted, never read or written.
@@ -88,14 +120,191 @@ struct Busy(AtomicU32);
 #[repr(align(128))]
 struct Load(AtomicUsize);
 
+/// How many requests one worker has answered since it started, alone on its
+/// cache line like [`Load`].
+#[repr(align(128))]
+struct Served(AtomicU64);
+
+/// Requests answered over some milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Rate {
+    served: u64,
+    millis: u64,
+}
+
+impl Rate {
+    fn add(self, served: u64, millis: u64) -> Rate {
+        Rate {
+            served: self.served + served,
+            millis: self.millis + millis,
+        }
+    }
+
+    /// Whether this rate beats `other`'s by [`FASTER_BY_PERCENT`], and by
+    /// more than chance would at a low rate: the gain over what `other`
+    /// would have served in as long must exceed three standard deviations
+    /// of the difference of two counts of about that size (each ~Poisson).
+    fn clearly_faster_than(self, other: Rate) -> bool {
+        let expected =
+            u128::from(other.served) * u128::from(self.millis) / u128::from(other.millis.max(1));
+        let Some(gain) = u128::from(self.served).checked_sub(expected) else {
+            return false;
+        };
+        gain * 100 > expected * u128::from(FASTER_BY_PERCENT) && gain * gain > 18 * expected
+    }
+}
+
+/// What worker 0 sees at the end of one of its windows.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    /// Enough connections for packing to pay, and few enough to move.
+    enough: bool,
+    /// Every worker's busy share together, and worker 0's alone.
+    busy: u32,
+    home: u32,
+    /// Requests every worker answered during the window, and its length.
+    served: u64,
+    millis: u64,
+}
+
+/// Worker 0's packing decision, and what it is measuring for the next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Connections spread by count; packing may start after `hold` windows.
+    Spread { hold: u32 },
+    /// Gathered on worker 0 for `age` windows; the rate is measured over the
+    /// last [`MEASURE`] windows before the trial at `trial_at`.
+    Packed { age: u32, rate: Rate, trial_at: u32 },
+    /// Spread on trial for `age` windows, to compare with `packed`.
+    Trial {
+        age: u32,
+        rate: Rate,
+        packed: Rate,
+        trial_at: u32,
+    },
+}
+
+impl Mode {
+    fn packs(self) -> bool {
+        matches!(self, Mode::Packed { .. })
+    }
+
+    /// What a trial that ended between `self` and `next` kept, if one did.
+    fn verdict(self, next: Mode) -> Option<Kept> {
+        match (self, next) {
+            (Mode::Trial { .. }, Mode::Packed { .. }) => Some(Kept::Packed),
+            (Mode::Trial { .. }, Mode::Spread { hold: SPREAD_HOLD }) => Some(Kept::Spread),
+            _ => None,
+        }
+    }
+
+    /// The decision after one more window.
+    fn next(self, w: Window) -> Mode {
+        match self {
+            Mode::Spread { hold } if hold == 0 && w.enough && w.busy < PACK_BELOW => Mode::Packed {
+                age: 0,
+                rate: Rate::default(),
+                trial_at: FIRST_TRIAL,
+            },
+            Mode::Spread { hold } => Mode::Spread {
+                hold: hold.saturating_sub(1),
+            },
+            Mode::Packed { .. } if !w.enough || w.home > UNPACK_ABOVE => {
+                Mode::Spread { hold: HOLD_WINDOWS }
+            }
+            Mode::Packed {
+                age,
+                rate,
+                trial_at,
+            } => {
+                let age = age + 1;
+                let rate = if age + MEASURE > trial_at {
+                    rate.add(w.served, w.millis)
+                } else {
+                    rate
+                };
+                if age < trial_at {
+                    return Mode::Packed {
+                        age,
+                        rate,
+                        trial_at,
+                    };
+                }
+                Mode::Trial {
+                    age: 0,
+                    rate: Rate::default(),
+                    packed: rate,
+                    trial_at,
+                }
+            }
+            Mode::Trial { .. } if !w.enough => Mode::Spread { hold: 0 },
+            Mode::Trial {
+                age,
+                rate,
+                packed,
+                trial_at,
+            } => {
+                let age = age + 1;
+                let rate = if age > SETTLE {
+                    rate.add(w.served, w.millis)
+                } else {
+                    rate
+                };
+                if age < SETTLE + MEASURE {
+                    Mode::Trial {
+                        age,
+                        rate,
+                        packed,
+                        trial_at,
+                    }
+                } else if rate.clearly_faster_than(packed) {
+                    Mode::Spread { hold: SPREAD_HOLD }
+                } else {
+                    Mode::Packed {
+                        age: 0,
+                        rate: Rate::default(),
+                        trial_at: (trial_at * 2).min(LAST_TRIAL),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a finished trial kept: packing, or the spread that served more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kept {
+    Packed,
+    Spread,
+}
+
+impl Kept {
+    pub const ALL: [Kept; 2] = [Kept::Packed, Kept::Spread];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Kept::Packed => "packed",
+            Kept::Spread => "spread",
+        }
+    }
+}
+
+/// Worker 0's alone: the mode and the request count it last saw.
+struct Decider {
+    mode: Mode,
+    served: u64,
+}
+
 /// What a worker needs to know about the others.
 pub struct Balance {
     loads: Vec<Load>,
     busy: Vec<Busy>,
-    /// Worker 0 gathers the connections (see the module doc).
+    served: Vec<Served>,
+    /// Worker 0 gathers the connections (see the module doc): `decider`'s
+    /// mode, where every worker can read it for nothing.
     packing: AtomicBool,
-    /// Windows left before packing may start again (worker 0's).
-    hold: AtomicU32,
+    /// Locked by worker 0 alone, once a window.
+    decider: Mutex<Decider>,
     inboxes: Vec<Mutex<Vec<Handed>>>,
     /// `wakes[w]` is registered in worker `w`'s epoll.
     wakes: Vec<OwnedFd>,
@@ -109,8 +318,12 @@ impl Balance {
         Ok(Balance {
             loads: (0..workers).map(|_| Load(AtomicUsize::new(0))).collect(),
             busy: (0..workers).map(|_| Busy(AtomicU32::new(0))).collect(),
+            served: (0..workers).map(|_| Served(AtomicU64::new(0))).collect(),
             packing: AtomicBool::new(false),
-            hold: AtomicU32::new(0),
+            decider: Mutex::new(Decider {
+                mode: Mode::Spread { hold: 0 },
+                served: 0,
+            }),
             inboxes: (0..workers).map(|_| Mutex::new(Vec::new())).collect(),
             wakes,
         })
@@ -131,28 +344,36 @@ impl Balance {
         self.busy[worker].0.store(thousandths, Ordering::Relaxed);
     }
 
-    /// Worker 0's call, once per window: starts or ends packing. `cap` is
-    /// one worker's connection limit; packing never asks worker 0 to hold
-    /// more than half of it.
-    pub fn decide(&self, cap: usize) {
+    /// Publishes how many requests `worker` has answered since it started
+    /// (once a loop turn: worker 0 reads the sum once a window).
+    pub fn publish_served(&self, worker: usize, total: u64) {
+        self.served[worker].0.store(total, Ordering::Relaxed);
+    }
+
+    /// Worker 0's call, once per window of `millis`: starts, tries or ends
+    /// packing, and says what a trial that just ended kept. `cap` is one
+    /// worker's connection limit; packing never asks worker 0 to hold more
+    /// than half of it.
+    pub fn decide(&self, cap: usize, millis: u64) -> Option<Kept> {
         let total: usize = self.loads.iter().map(|l| l.0.load(Ordering::Relaxed)).sum();
-        let busy: u32 = self.busy.iter().map(|b| b.0.load(Ordering::Relaxed)).sum();
-        let home = self.busy[0].0.load(Ordering::Relaxed);
-        let enough = self.loads.len() > 1 && (PACK_FROM..=PACK_UP_TO.min(cap / 2)).contains(&total);
-        let hold = self.hold.load(Ordering::Relaxed);
-        let was = self.packing.load(Ordering::Relaxed);
-        let packing = if was {
-            enough && home <= UNPACK_ABOVE
-        } else {
-            hold == 0 && enough && busy < PACK_BELOW
+        let served: u64 = self
+            .served
+            .iter()
+            .map(|s| s.0.load(Ordering::Relaxed))
+            .sum();
+        let mut decider = self.decider.lock().unwrap_or_else(|p| p.into_inner());
+        let window = Window {
+            enough: self.loads.len() > 1 && (PACK_FROM..=PACK_UP_TO.min(cap / 2)).contains(&total),
+            busy: self.busy.iter().map(|b| b.0.load(Ordering::Relaxed)).sum(),
+            home: self.busy[0].0.load(Ordering::Relaxed),
+            served: served.saturating_sub(decider.served),
+            millis,
         };
-        let hold = if was && !packing {
-            HOLD_WINDOWS
-        } else {
-            hold.saturating_sub(1)
-        };
-        self.hold.store(hold, Ordering::Relaxed);
-        self.packing.store(packing, Ordering::Relaxed);
+        decider.served = served;
+        let (was, mode) = (decider.mode, decider.mode.next(window));
+        decider.mode = mode;
+        self.packing.store(mode.packs(), Ordering::Relaxed);
+        was.verdict(mode)
     }
 
     /// Whether connections are being gathered on worker 0.
@@ -279,7 +500,7 @@ mod tests {
         balance.publish(1, 10);
         balance.publish_busy(0, 400);
         balance.publish_busy(1, 400);
-        balance.decide(1000);
+        balance.decide(1000, 100);
         assert!(balance.is_packing(), "20 connections, 0.8 of a core");
         assert_eq!(balance.destination(1, 10), Some(0));
         assert_eq!(balance.destination(0, 10), None);
@@ -292,21 +513,21 @@ mod tests {
         let balance = Balance::new(2).unwrap();
         balance.publish(0, 3);
         balance.publish(1, 4);
-        balance.decide(1000);
+        balance.decide(1000, 100);
         assert!(!balance.is_packing(), "7 connections are too few");
         balance.publish(0, 16);
         balance.publish(1, 16);
         balance.publish_busy(0, 550);
         balance.publish_busy(1, 500);
-        balance.decide(1000);
+        balance.decide(1000, 100);
         assert!(!balance.is_packing(), "more than a core together");
-        balance.decide(40);
+        balance.decide(40, 100);
         assert!(!balance.is_packing(), "more than half of one worker's cap");
         balance.publish_busy(0, 100);
         balance.publish_busy(1, 100);
         balance.publish(0, 300);
         balance.publish(1, 300);
-        balance.decide(100_000);
+        balance.decide(100_000, 100);
         assert!(!balance.is_packing(), "600 connections batch well anyway");
     }
 
@@ -317,32 +538,120 @@ mod tests {
         balance.publish(1, 0);
         balance.publish_busy(0, 800);
         balance.publish_busy(1, 0);
-        balance.decide(1000);
+        balance.decide(1000, 100);
         assert!(balance.is_packing());
         balance.publish_busy(0, 920);
-        balance.decide(1000);
+        balance.decide(1000, 100);
         assert!(
             balance.is_packing(),
             "between the two thresholds: no change"
         );
         balance.publish_busy(0, 960);
-        balance.decide(1000);
+        balance.decide(1000, 100);
         assert!(!balance.is_packing());
         balance.publish_busy(0, 300);
         for _ in 0..HOLD_WINDOWS {
-            balance.decide(1000);
+            balance.decide(1000, 100);
             assert!(!balance.is_packing(), "held off after it ended");
         }
-        balance.decide(1000);
+        balance.decide(1000, 100);
         assert!(balance.is_packing(), "and then allowed again");
         balance.publish_busy(0, 960);
-        balance.decide(1000);
+        balance.decide(1000, 100);
         assert_eq!(balance.moves(0, 32), Some((1, 16)));
         assert_eq!(balance.moves(1, 0), None);
         balance.publish(1, 16);
         assert_eq!(balance.moves(0, 16), None, "even");
         assert_eq!(balance.moves(0, 17), None, "one over bounces no connection");
         assert_eq!(balance.moves(0, 3), None, "fewer than the other");
+    }
+
+    /// Two workers with 8 connections each, a quarter of a core busy each,
+    /// answering `per_window` requests in every one of `windows` windows of
+    /// 100 ms; the served counts start where `served` says and end there.
+    fn windows(balance: &Balance, served: &mut u64, windows: u32, per_window: u64) {
+        balance.publish(0, 8);
+        balance.publish(1, 8);
+        balance.publish_busy(0, 250);
+        balance.publish_busy(1, 250);
+        for _ in 0..windows {
+            *served += per_window;
+            // Split between the workers as packing would leave it: all on 0.
+            balance.publish_served(0, *served);
+            balance.decide(1000, 100);
+        }
+    }
+
+    #[test]
+    fn packing_that_slows_a_waiting_client_is_undone_by_a_trial() {
+        let balance = Balance::new(2).unwrap();
+        let mut served = 0;
+        windows(&balance, &mut served, 1, 10_000);
+        assert!(balance.is_packing());
+        windows(&balance, &mut served, FIRST_TRIAL, 10_000);
+        assert!(!balance.is_packing(), "on trial, spread");
+        // Spread answers 12% more, as wrk -t8 -c16 did.
+        windows(&balance, &mut served, SETTLE + MEASURE - 1, 11_200);
+        served += 11_200;
+        balance.publish_served(0, served);
+        assert_eq!(balance.decide(1000, 100), Some(Kept::Spread));
+        assert!(!balance.is_packing(), "spread won its trial");
+        windows(&balance, &mut served, SPREAD_HOLD, 11_200);
+        assert!(!balance.is_packing(), "for 30 s");
+        windows(&balance, &mut served, 1, 11_200);
+        assert!(balance.is_packing(), "and then packing is tried again");
+    }
+
+    #[test]
+    fn packing_that_serves_as_fast_survives_its_trials_and_they_grow_rarer() {
+        let balance = Balance::new(2).unwrap();
+        let mut served = 0;
+        windows(&balance, &mut served, 1, 10_000);
+        let mut trial_at = FIRST_TRIAL;
+        for _ in 0..8 {
+            windows(&balance, &mut served, trial_at - 1, 10_000);
+            assert!(balance.is_packing(), "packed until window {trial_at}");
+            windows(&balance, &mut served, 1, 10_000);
+            assert!(!balance.is_packing(), "on trial after {trial_at} windows");
+            // Spread serves 5% more: not enough to give up packing.
+            windows(&balance, &mut served, SETTLE + MEASURE - 1, 10_500);
+            served += 10_500;
+            balance.publish_served(0, served);
+            assert_eq!(balance.decide(1000, 100), Some(Kept::Packed));
+            assert!(balance.is_packing(), "packing survived");
+            trial_at = (trial_at * 2).min(LAST_TRIAL);
+        }
+        assert_eq!(trial_at, LAST_TRIAL);
+    }
+
+    #[test]
+    fn a_few_more_requests_at_a_low_rate_are_chance_and_win_no_trial() {
+        // 24 connections at 10 requests a second each: 24 a window. 30%
+        // more in the trial is within what chance gives counts this small.
+        let low = Rate {
+            served: 24 * MEASURE as u64,
+            millis: 100 * u64::from(MEASURE),
+        };
+        let more = Rate {
+            served: low.served * 13 / 10,
+            ..low
+        };
+        assert!(!more.clearly_faster_than(low));
+        let busy = Rate {
+            served: 10_000 * u64::from(MEASURE),
+            ..low
+        };
+        let faster = Rate {
+            served: busy.served * 110 / 100,
+            ..busy
+        };
+        assert!(faster.clearly_faster_than(busy));
+        let slower = Rate {
+            served: busy.served * 95 / 100,
+            ..busy
+        };
+        assert!(!slower.clearly_faster_than(busy));
+        assert!(!busy.clearly_faster_than(busy), "level");
     }
 
     #[test]

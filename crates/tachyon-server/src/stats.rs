@@ -16,6 +16,7 @@ use std::time::Instant;
 use tachyon_http::{Method, RequestHead};
 
 use crate::access::{AccessLog, Client};
+use crate::balance::Kept;
 use crate::reply::Summary;
 
 /// Methods counted apart; every other method is `other`.
@@ -133,6 +134,8 @@ pub struct Counters {
     pub closed: [u64; 8],
     /// Idle connections moved to another worker (see `crate::balance`).
     pub moved: u64,
+    /// Packing's trials, by what they kept ([`Kept::ALL`]).
+    pub packing_trials: [u64; 2],
     /// Connections given the raised unsent-bytes bound (`sys::BOOSTED_LOWAT`).
     pub raised: u64,
     /// Timeouts, by [`Timeout::ALL`].
@@ -172,6 +175,7 @@ impl Counters {
         sum(&mut self.accepted, &other.accepted);
         sum(&mut self.closed, &other.closed);
         self.moved += other.moved;
+        sum(&mut self.packing_trials, &other.packing_trials);
         self.raised += other.raised;
         sum(&mut self.timeouts, &other.timeouts);
         self.panics += other.panics;
@@ -353,6 +357,11 @@ impl Observer {
 
     pub fn moved(&mut self) {
         self.counters.moved += 1;
+        self.dirty = true;
+    }
+
+    pub fn packing_trial(&mut self, kept: Kept) {
+        self.counters.packing_trials[kept as usize] += 1;
         self.dirty = true;
     }
 

@@ -619,6 +619,9 @@ impl<'a> Worker<'a> {
             guard::worker_panic_asked();
             self.resume_accepting(now)?;
             self.publish_load();
+            self.peers
+                .balance
+                .publish_served(self.peers.id, observer.counters.total_requests());
             observer.end_turn(self.conns.len());
             if self.drained(now) {
                 observer.tick();
@@ -746,7 +749,9 @@ impl<'a> Worker<'a> {
         let balance = self.peers.balance;
         balance.publish_busy(self.peers.id, busy);
         if self.peers.id == 0 {
-            balance.decide(self.max_conns);
+            if let Some(kept) = balance.decide(self.max_conns, wall) {
+                cx.observer.packing_trial(kept);
+            }
         }
         if cx.draining {
             return;

@@ -1,7 +1,8 @@
 //! Where connections live across workers (the server's `balance` module):
 //! idle keep-alive connections gather on one worker while the workers are
 //! far from busy, and a connection that moved keeps being served, in the
-//! clear, over TLS, and over HTTP/2.
+//! clear, over TLS, and over HTTP/2; packing's trials of spreading them
+//! keep it when a client's pace is its own.
 
 use std::time::Duration;
 
@@ -112,4 +113,44 @@ fn tls_and_http2_connections_move_between_requests_without_a_failure() {
         let moved = metric(&text, "tachyon_connections_moved_total");
         assert!(moved > 0.0, "no {protocol} connection moved");
     }
+}
+
+#[test]
+fn a_client_at_its_own_pace_gains_nothing_from_spreading_so_packing_survives_its_trials() {
+    let site = TestSite::new();
+    site.file("1k", vec![b'k'; 1024]);
+    let server = Server::start(
+        &site.root,
+        &["--threads", "2", "--no-watch", "--admin", "127.0.0.1:0"],
+    );
+    // 24 connections at 20 requests a second each: far less than a core,
+    // so they pack; paced, so spread on trial they are served no faster.
+    let (ok, out, err) = run(
+        "h2load",
+        &[
+            "--h1",
+            "-c",
+            "24",
+            "-D",
+            "4",
+            "--rps",
+            "20",
+            &server.url("/1k"),
+        ],
+    );
+    assert!(ok, "{out}{err}");
+    assert!(out.contains(" 0 failed, 0 errored, 0 timeout"), "{out}");
+    let (_, text) = admin_get(admin_addr(&server), "/metrics");
+    let kept = |what: &str| {
+        metric(
+            &text,
+            &format!("tachyon_packing_trials_total{{kept=\"{what}\"}}"),
+        )
+    };
+    assert!(kept("packed") >= 1.0, "no trial ended in 4 s:\n{text}");
+    assert_eq!(
+        kept("spread"),
+        0.0,
+        "a paced client's trial kept the spread"
+    );
 }
