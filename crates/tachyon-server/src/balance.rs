@@ -28,26 +28,29 @@
 //! a core (and may not start again for 2 s); the connections then spread
 //! again by count, moving while idle.
 //!
+//! Only a connection with nothing in flight moves (see
+//! `Conn::is_movable`): its socket, TLS session and HTTP/2 state change
+//! hands whole.
+//!
 //! Packing saves CPU, but a client that waits for each answer before it
-//! asks again (a browser, wrk) with threads of its own can be served
-//! faster by two workers even when neither is busy: packed, its threads
-//! queue on one server thread while the machine idles
+//! asks again, with threads of its own (wrk, a proxy's connection pool),
+//! can be served faster by two workers even when neither is busy: packed,
+//! its threads queue on one server thread while the machine idles
 //! (bench/results/packing-threads-2026-11-28: 25% fewer requests a second
 //! at wrk -t2 -c16). Traffic that arrives at its own pace is served at
 //! that pace either way. So worker 0 measures: after a short while
 //! packed it spreads the connections on trial, and if spread they are
 //! served clearly faster than packed, packing waits 30 s before it is
 //! tried again; if not, they gather again and the next trial comes twice
-//! as late (up to 30 s), so a load that packing suits pays for few trials.
-//! Only a connection with nothing in flight moves (see
-//! `Conn::is_movable`): its socket, TLS session and HTTP/2 state change
-//! hands whole.
+//! as late (up to 30 s), so a load that packing suits pays for few trials
+//! (bench/results/packing-trial-2026-11-28).
 //!
 //! Owns: the per-worker live-connection counts, busy shares and request
-//! counts, the packing decision and its trials, the per-worker inboxes of handed-over connections and the
-//! eventfds that announce them. Invariant: a connection in an inbox is in no
-//! worker's epoll set; whichever worker takes it registers it, and the
-//! registration reports any readiness that arrived in between.
+//! counts, the packing decision and its trials, the per-worker inboxes of
+//! handed-over connections and the eventfds that announce them.
+//! Invariant: a connection in an inbox is in no worker's epoll set;
+//! whichever worker takes it registers it, and the registration reports
+//! any readiness that arrived in between.
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -95,8 +98,8 @@ const FIRST_TRIAL: u32 = SETTLE + MEASURE;
 const LAST_TRIAL: u32 = 300;
 
 /// Spread must serve this many percent more requests a second than packed
-/// did to win a trial: the gains measured were 12% and 25%, the rate of a
-/// steady closed loop varies by a few percent between half-seconds.
+/// did to win a trial: below the gains it was measured to bring, 12% and
+/// 25% (bench/results/packing-threads-2026-11-28), above a small drift.
 const FASTER_BY_PERCENT: u64 = 8;
 
 /// After spread wins a trial, packing waits this many windows (30 s).
