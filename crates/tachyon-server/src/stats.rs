@@ -134,7 +134,7 @@ pub struct Counters {
     pub closed: [u64; 8],
     /// Idle connections moved to another worker (see `crate::balance`).
     pub moved: u64,
-    /// Packing's trials, by what they kept ([`Kept::ALL`]).
+    /// Packing's trials, by what they kept (in `balance::Kept::ALL` order).
     pub packing_trials: [u64; 2],
     /// Connections given the raised unsent-bytes bound (`sys::BOOSTED_LOWAT`).
     pub raised: u64,
