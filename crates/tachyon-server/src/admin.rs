@@ -310,6 +310,19 @@ fn head(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
 }
 
+/// A family's series that differ in one label, `name{label="value"} n`
+/// for each `(value, n)`.
+fn by_label<'a, N: std::fmt::Display>(
+    out: &mut String,
+    name: &str,
+    label: &str,
+    series: impl IntoIterator<Item = (&'a str, N)>,
+) {
+    for (value, n) in series {
+        let _ = writeln!(out, "{name}{{{label}=\"{value}\"}} {n}");
+    }
+}
+
 fn requests(out: &mut String, c: &Counters) {
     head(
         out,
@@ -345,13 +358,12 @@ fn requests(out: &mut String, c: &Counters) {
         "counter",
         "Responses by the content coding of the representation sent.",
     );
-    for (i, encoding) in ENCODINGS.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "tachyon_http_responses_by_encoding_total{{encoding=\"{encoding}\"}} {}",
-            c.encodings[i]
-        );
-    }
+    by_label(
+        out,
+        "tachyon_http_responses_by_encoding_total",
+        "encoding",
+        ENCODINGS.into_iter().zip(c.encodings),
+    );
     head(
         out,
         "tachyon_sent_bytes_total",
@@ -428,27 +440,24 @@ fn connections(out: &mut String, c: &Counters) {
         "counter",
         "Connections accepted, by listener scheme.",
     );
-    for (i, scheme) in SCHEMES.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "tachyon_connections_accepted_total{{scheme=\"{scheme}\"}} {}",
-            c.accepted[i]
-        );
-    }
+    by_label(
+        out,
+        "tachyon_connections_accepted_total",
+        "scheme",
+        SCHEMES.into_iter().zip(c.accepted),
+    );
     head(
         out,
         "tachyon_connections_closed_total",
         "counter",
         "Connections closed, by reason.",
     );
-    for why in Closed::ALL {
-        let _ = writeln!(
-            out,
-            "tachyon_connections_closed_total{{reason=\"{}\"}} {}",
-            why.label(),
-            c.closed[why as usize]
-        );
-    }
+    by_label(
+        out,
+        "tachyon_connections_closed_total",
+        "reason",
+        Closed::ALL.map(|why| (why.label(), c.closed[why as usize])),
+    );
     head(
         out,
         "tachyon_connections_moved_total",
@@ -462,14 +471,12 @@ fn connections(out: &mut String, c: &Counters) {
         "counter",
         "Trials of spreading connections that were packed on one worker, by what each kept.",
     );
-    for kept in Kept::ALL {
-        let _ = writeln!(
-            out,
-            "tachyon_packing_trials_total{{kept=\"{}\"}} {}",
-            kept.label(),
-            c.packing_trials[kept as usize]
-        );
-    }
+    by_label(
+        out,
+        "tachyon_packing_trials_total",
+        "kept",
+        Kept::ALL.map(|kept| (kept.label(), c.packing_trials[kept as usize])),
+    );
     head(
         out,
         "tachyon_connection_panics_total",
@@ -497,14 +504,12 @@ fn connections(out: &mut String, c: &Counters) {
         "counter",
         "Timeouts that closed a connection, by kind.",
     );
-    for kind in Timeout::ALL {
-        let _ = writeln!(
-            out,
-            "tachyon_timeouts_total{{kind=\"{}\"}} {}",
-            kind.label(),
-            c.timeouts[kind as usize]
-        );
-    }
+    by_label(
+        out,
+        "tachyon_timeouts_total",
+        "kind",
+        Timeout::ALL.map(|kind| (kind.label(), c.timeouts[kind as usize])),
+    );
 }
 
 /// QUIC connections and packets, and the HTTP/3 requests they carried.
@@ -570,26 +575,24 @@ fn site(out: &mut String, admin: &Admin) {
         "gauge",
         "Representations held in memory, by content coding.",
     );
-    for (i, encoding) in ENCODINGS.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "tachyon_snapshot_files{{encoding=\"{encoding}\"}} {}",
-            size.files[i]
-        );
-    }
+    by_label(
+        out,
+        "tachyon_snapshot_files",
+        "encoding",
+        ENCODINGS.into_iter().zip(size.files),
+    );
     head(
         out,
         "tachyon_snapshot_memory_bytes",
         "gauge",
         "Bytes of representations held in memory, by content coding.",
     );
-    for (i, encoding) in ENCODINGS.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "tachyon_snapshot_memory_bytes{{encoding=\"{encoding}\"}} {}",
-            size.bytes[i]
-        );
-    }
+    by_label(
+        out,
+        "tachyon_snapshot_memory_bytes",
+        "encoding",
+        ENCODINGS.into_iter().zip(size.bytes),
+    );
     head(
         out,
         "tachyon_snapshot_disk_files",
