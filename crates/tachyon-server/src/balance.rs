@@ -192,18 +192,10 @@ impl Mode {
         matches!(self, Mode::Packed { .. })
     }
 
-    /// What a trial that ended between `self` and `next` kept, if one did.
-    fn verdict(self, next: Mode) -> Option<Kept> {
-        match (self, next) {
-            (Mode::Trial { .. }, Mode::Packed { .. }) => Some(Kept::Packed),
-            (Mode::Trial { .. }, Mode::Spread { hold: SPREAD_HOLD }) => Some(Kept::Spread),
-            _ => None,
-        }
-    }
-
-    /// The decision after one more window.
-    fn next(self, w: Window) -> Mode {
-        match self {
+    /// The decision after one more window, and what a trial that ended
+    /// with it kept.
+    fn next(self, w: Window) -> (Mode, Option<Kept>) {
+        let mode = match self {
             Mode::Spread { hold } if hold == 0 && w.enough && w.busy < PACK_BELOW => Mode::Packed {
                 age: 0,
                 rate: Rate::default(),
@@ -227,17 +219,18 @@ impl Mode {
                     rate
                 };
                 if age < trial_at {
-                    return Mode::Packed {
+                    Mode::Packed {
                         age,
                         rate,
                         trial_at,
-                    };
-                }
-                Mode::Trial {
-                    age: 0,
-                    rate: Rate::default(),
-                    packed: rate,
-                    trial_at,
+                    }
+                } else {
+                    Mode::Trial {
+                        age: 0,
+                        rate: Rate::default(),
+                        packed: rate,
+                        trial_at,
+                    }
                 }
             }
             Mode::Trial { .. } if !w.enough => Mode::Spread { hold: 0 },
@@ -261,16 +254,19 @@ impl Mode {
                         trial_at,
                     }
                 } else if rate.clearly_faster_than(packed) {
-                    Mode::Spread { hold: SPREAD_HOLD }
+                    return (Mode::Spread { hold: SPREAD_HOLD }, Some(Kept::Spread));
                 } else {
-                    Mode::Packed {
+                    let trial_at = (trial_at * 2).min(LAST_TRIAL);
+                    let packed = Mode::Packed {
                         age: 0,
                         rate: Rate::default(),
-                        trial_at: (trial_at * 2).min(LAST_TRIAL),
-                    }
+                        trial_at,
+                    };
+                    return (packed, Some(Kept::Packed));
                 }
             }
-        }
+        };
+        (mode, None)
     }
 }
 
@@ -373,10 +369,10 @@ impl Balance {
             millis,
         };
         decider.served = served;
-        let (was, mode) = (decider.mode, decider.mode.next(window));
+        let (mode, kept) = decider.mode.next(window);
         decider.mode = mode;
         self.packing.store(mode.packs(), Ordering::Relaxed);
-        was.verdict(mode)
+        kept
     }
 
     /// Whether connections are being gathered on worker 0.
