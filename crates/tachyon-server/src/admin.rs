@@ -520,20 +520,15 @@ fn quic(out: &mut String, c: &Counters) {
         "counter",
         "QUIC connections (HTTP/3), by event: accepted, closed.",
     );
-    let _ = writeln!(
+    by_label(
         out,
-        "tachyon_quic_connections_total{{event=\"accepted\"}} {}",
-        c.quic_accepted
-    );
-    let _ = writeln!(
-        out,
-        "tachyon_quic_connections_total{{event=\"closed\"}} {}",
-        c.quic_closed
-    );
-    let _ = writeln!(
-        out,
-        "tachyon_quic_connections_total{{event=\"retried\"}} {}",
-        c.quic_retried
+        "tachyon_quic_connections_total",
+        "event",
+        [
+            ("accepted", c.quic_accepted),
+            ("closed", c.quic_closed),
+            ("retried", c.quic_retried),
+        ],
     );
     head(
         out,
@@ -541,15 +536,11 @@ fn quic(out: &mut String, c: &Counters) {
         "counter",
         "QUIC packets of closed connections, by what happened: sent, lost.",
     );
-    let _ = writeln!(
+    by_label(
         out,
-        "tachyon_quic_packets_total{{outcome=\"sent\"}} {}",
-        c.quic_sent_packets
-    );
-    let _ = writeln!(
-        out,
-        "tachyon_quic_packets_total{{outcome=\"lost\"}} {}",
-        c.quic_lost_packets
+        "tachyon_quic_packets_total",
+        "outcome",
+        [("sent", c.quic_sent_packets), ("lost", c.quic_lost_packets)],
     );
     head(
         out,
