@@ -4,7 +4,7 @@ from /proc. A name ending in +pin pins worker i to CPU i (taskset on each thread
 
     trials.py ROUNDS SECONDS "64k t2 c4,1k t2 c4" "cur=/path/tachyon,cur+pin=/path/tachyon,floor=x"
 """
-import os, subprocess, sys, time, re, signal, socket, statistics as st
+import os, subprocess, sys, time, re, socket, statistics as st
 # A folder with tachyon-bench's 1k, 16k and 64k files; the floor is tachyon-bench's.
 WWW = os.environ.get('WWW', 'www')
 BENCH = os.environ.get('BENCH', 'target/release/tachyon-bench')
