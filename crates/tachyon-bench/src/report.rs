@@ -20,7 +20,7 @@ use crate::suites::Suite;
 /// HTML alike).
 const MEDIANS: &str = "Medians over ok rounds, (min–max) when rounds differ.";
 /// What the ratio and client columns mean.
-const RATIOS: &str = "× columns compare requests per server CPU-second. Client CPU is the load client's, in % of one core: near 100% for a single-threaded client (ab, wrk -t1), req/s is the client's limit, and the servers' raw rates rank the client, not them.";
+const RATIOS: &str = "× columns compare requests per server CPU-second. Client CPU is the load client's, in % of one core: near 100% for a single-threaded client (ab, wrk -t1), req/s is the client's limit, and the servers' raw rates rank the client, not them. ≈ after a ratio to the best peer: the two servers' rounds overlap, so the cell does not separate them.";
 
 struct Table {
     caption: String,
@@ -159,6 +159,13 @@ fn ratio(a: Option<Stat>, b: Option<Stat>) -> String {
         (Some(a), Some(b)) if b.median > 0.0 => format!("{:.2}×", a.median / b.median),
         _ => "–".into(),
     }
+}
+
+/// Whether two servers' rounds overlap (one's range reaches into the
+/// other's): then the cell ranks the rounds' spread as much as the servers
+/// (the four-connection cells in bench/results/c4-placement-2026-11-28).
+fn rounds_overlap(a: Stat, b: Stat) -> bool {
+    a.min <= b.max && b.min <= a.max
 }
 
 fn problems(rows: &[&Row]) -> String {
@@ -661,7 +668,14 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
             fmt_stat(per_request, |v| format!("{v:.1}"))
         }),
         column("× best peer", move |server, _| {
-            ratio(eff(server), best_peer(cell, eff))
+            let (mine, best) = (eff(server), best_peer(cell, eff));
+            let mut text = ratio(mine, best);
+            if let (Some(m), Some(b)) = (mine, best) {
+                if m != b && rounds_overlap(m, b) {
+                    text.push_str(" ≈");
+                }
+            }
+            text
         }),
         column("× nginx", move |server, _| {
             ratio(eff(server), eff("nginx"))
@@ -948,7 +962,7 @@ mod tests {
             }
         );
         assert_eq!(stat(&[1.0, 4.0]).unwrap().median, 2.5);
-        let servers = ["tachyon", "nginx", "floor"]
+        let servers = ["tachyon", "nginx", "floor", "lighttpd"]
             .iter()
             .map(|n| ServerInfo {
                 name: n.to_string(),
@@ -975,6 +989,8 @@ mod tests {
                 row("tachyon", 3, 10, 0.001, false),
                 row("nginx", 1, 500_000, 5.0, true),
                 row("floor", 1, 1_250_000, 5.0, true),
+                row("lighttpd", 1, 550_000, 5.0, true),
+                row("lighttpd", 2, 200_000, 5.0, true),
             ],
         };
         let sections = sections(&results).unwrap();
@@ -992,6 +1008,12 @@ mod tests {
             us.last().unwrap().contains("socket errors"),
             "bad round is listed"
         );
+        // lighttpd's rounds (40k and 110k, median 75k) reach nginx's 100k:
+        // marked; tachyon's (200k–250k) do not; nginx, the best peer, is not
+        // compared with itself.
+        let by_name = |name: &str| table.rows.iter().find(|r| r[0] == name).unwrap();
+        assert_eq!(by_name("lighttpd")[5], "0.75× ≈");
+        assert_eq!(by_name("nginx")[5], "1.00×");
         let md = markdown(&results, &sections);
         assert!(md.contains("## efficiency") && md.contains("charts/efficiency-1k.svg"));
         // The summary opens the report: one line for the suite.
