@@ -1,5 +1,8 @@
 #!/bin/bash
-# usage: ab.sh ROUNDS "ARGS" PATH  — configs: none, 4, 9
+# ROUNDS "H3LOAD ARGS" PATH: the build as it is, then with ACK_FREQUENCY
+# thresholds 4 and 9, interleaved. TACHYON must be a build with
+# switches.diff applied (it reads TACHYON_ACKF); /tmp/h3p holds the site
+# (root/) and a self-signed cert.pem and key.pem for 127.0.0.1.
 cd /tmp/h3p
 R=$1; A=$2; P=$3
 for r in $(seq $R); do for cfg in none 4 9; do

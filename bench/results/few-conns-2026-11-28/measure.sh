@@ -1,5 +1,9 @@
 #!/bin/bash
-# m2.sh: wrk -t$T -c$C ${D}s on port $PORT path $P; server pid $SP; prints rps, server µs/req (usr sys), client µs/req
+# NAME=<label> SP=<server pid> PORT=<port> [T= C= D= P=] ./measure.sh
+# wrk -t$T -c$C on $P for $D s after a 2 s warm-up; prints the rate, the
+# server's CPU per request (user, system: clock ticks of process SP from
+# /proc, 100 a second) and wrk's own (from time). The twin of
+# ../two-threads-1k-2026-11-28/measure.sh (a process group, no client CPU).
 PORT=${PORT:-8091}; T=${T:-2}; C=${C:-2}; D=${D:-10}; P=${P:-/512k}
 st() { read -a f < /proc/$SP/stat; echo "${f[13]} ${f[14]}"; }
 wrk -t$T -c$C -d2s http://127.0.0.1:$PORT$P >/dev/null
