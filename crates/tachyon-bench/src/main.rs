@@ -177,7 +177,7 @@ struct RunArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "tachyon,floor,nginx,nginx-default,lighttpd,h2o,caddy,apache2"
+        default_value = "tachyon,floor,nginx,nginx-default,nginx-mainline,lighttpd,h2o,h2o-master,caddy,apache2"
     )]
     servers: Vec<String>,
     /// Rounds per cell; servers are interleaved within each round

@@ -65,13 +65,25 @@ fn is_peer(server: &str) -> bool {
     !server.starts_with("tachyon") && server != "floor"
 }
 
-/// The median of `f` over a server's ok rows of a cell.
+/// The traffic check (`traffic::check`) runs in a cell's first round
+/// only, but what it finds (paths unanswered, nothing compressed) holds
+/// for every round: such a server serves other traffic than the cell's.
+fn failed_traffic_check(row: &Row) -> bool {
+    row.problems.iter().any(|p| p.starts_with("check: "))
+}
+
+/// The median of `f` over a server's ok rows of a cell; none when the
+/// server failed the cell's traffic check in any round.
 fn median(rows: &[&Row], server: &str, f: impl Fn(&Row) -> Option<f64>) -> Option<Stat> {
-    let values: Vec<f64> = rows
+    let rows: Vec<&Row> = rows
         .iter()
-        .filter(|r| r.server == server && r.ok)
-        .filter_map(|r| f(r))
+        .copied()
+        .filter(|r| r.server == server)
         .collect();
+    if rows.iter().any(|r| failed_traffic_check(r)) {
+        return None;
+    }
+    let values: Vec<f64> = rows.iter().filter(|r| r.ok).filter_map(|r| f(r)).collect();
     stat(&values)
 }
 
@@ -366,6 +378,27 @@ mod tests {
         assert!((c.per_cpu.unwrap() - 1.0).abs() < 1e-9, "{c:?}");
         assert_eq!(c.best_peer.as_deref(), Some("h2o"));
         assert!((c.floor.unwrap() - 0.75).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_server_that_failed_the_traffic_check_in_round_one_is_no_reference_in_later_rounds() {
+        // The floor serves identity: flagged in round 1 of a compressed
+        // cell, its clean later rounds must not make it the reference.
+        let mut flagged = row("floor", 400_000.0, 10.0);
+        flagged.ok = false;
+        flagged.problems =
+            vec!["check: nothing was compressed (10 body bytes for 10 bytes of files)".into()];
+        let mut later = row("floor", 400_000.0, 10.0);
+        later.round = 2;
+        let r = results(vec![
+            row("tachyon", 150_000.0, 10.0),
+            flagged,
+            later,
+            row("nginx", 100_000.0, 10.0),
+        ]);
+        let c = &cells(&r)[0];
+        assert!(c.floor.is_none(), "{c:?}");
+        assert!((c.per_cpu.unwrap() - 1.5).abs() < 1e-9, "{c:?}");
     }
 
     #[test]
