@@ -22,9 +22,11 @@ use anyhow::{bail, Context};
 use crate::browser::{HeaderSet, Kind};
 use crate::realsite::{self, RealSite};
 
-/// About how many requests a run sends (see [`Traffic::requests`]): a few
-/// seconds for tachyon, half a minute for a peer compressing every
-/// response at gzip level 6.
+/// About how many requests a first run sends (see [`Traffic::requests`]):
+/// half a minute for a peer compressing every response at gzip level 6,
+/// a fraction of a second for tachyon, whose run is then measured again
+/// with as many more passes as it takes to last the cell's duration
+/// (`runner::measure`).
 const REQUESTS: u64 = 30_000;
 
 /// What a real-site cell sends.
