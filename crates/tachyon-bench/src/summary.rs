@@ -72,6 +72,22 @@ fn failed_traffic_check(row: &Row) -> bool {
     row.problems.iter().any(|p| p.starts_with("check: "))
 }
 
+/// The cells in which a tachyon build failed the traffic check: the
+/// summary has no figure for them (`median`), and `figures` refuses a
+/// run that has any rather than leave the cell out quietly.
+fn tachyon_failed_checks(results: &Results) -> Vec<String> {
+    let mut cells: Vec<String> = Vec::new();
+    for row in &results.rows {
+        if row.server.starts_with("tachyon")
+            && failed_traffic_check(row)
+            && !cells.contains(&row.cell)
+        {
+            cells.push(row.cell.clone());
+        }
+    }
+    cells
+}
+
 /// The median of `f` over a server's ok rows of a cell; none when the
 /// server failed the cell's traffic check in any round.
 fn median(rows: &[&Row], server: &str, f: impl Fn(&Row) -> Option<f64>) -> Option<Stat> {
@@ -284,6 +300,14 @@ pub fn figures(dirs: &[std::path::PathBuf], readme: Option<&Path>) -> anyhow::Re
             .with_context(|| format!("reading {}", path.display()))?;
         let results: Results =
             serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let failed = tachyon_failed_checks(&results);
+        if !failed.is_empty() {
+            bail!(
+                "{}: tachyon failed the traffic check in {}: its figures there would be for other traffic",
+                dir.display(),
+                failed.join(", ")
+            );
+        }
         runs.push((dir.display().to_string(), results));
     }
     let table = figures_table(&runs);
@@ -399,6 +423,20 @@ mod tests {
         let c = &cells(&r)[0];
         assert!(c.floor.is_none(), "{c:?}");
         assert!((c.per_cpu.unwrap() - 1.5).abs() < 1e-9, "{c:?}");
+    }
+
+    #[test]
+    fn a_tachyon_that_failed_the_traffic_check_is_named_not_left_out_quietly() {
+        let mut wrong = row("tachyon", 150_000.0, 10.0);
+        wrong.problems = vec!["check: 10 of 12 paths answered 2xx/3xx (2 4xx/5xx)".into()];
+        let mut floor = row("floor", 400_000.0, 10.0);
+        floor.problems =
+            vec!["check: nothing was compressed (1 body bytes for 1 bytes of files)".into()];
+        let r = results(vec![wrong, floor, row("nginx", 100_000.0, 10.0)]);
+        assert!(cells(&r).is_empty());
+        assert_eq!(tachyon_failed_checks(&r), vec!["1k t1 c32".to_string()]);
+        let clean = results(vec![row("tachyon", 1.0, 1.0), row("nginx", 1.0, 1.0)]);
+        assert!(tachyon_failed_checks(&clean).is_empty());
     }
 
     #[test]
