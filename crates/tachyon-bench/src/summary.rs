@@ -73,7 +73,7 @@ fn failed_traffic_check(row: &Row) -> bool {
 }
 
 /// The cells in which a tachyon build failed the traffic check: the
-/// summary has no figure for them (`median`), and `figures` refuses a
+/// summary has no figure for them (`cells`), and `figures` refuses a
 /// run that has any rather than leave the cell out quietly.
 fn tachyon_failed_checks(results: &Results) -> Vec<String> {
     let mut cells: Vec<String> = Vec::new();
@@ -88,18 +88,13 @@ fn tachyon_failed_checks(results: &Results) -> Vec<String> {
     cells
 }
 
-/// The median of `f` over a server's ok rows of a cell; none when the
-/// server failed the cell's traffic check in any round.
+/// The median of `f` over a server's ok rows of a cell.
 fn median(rows: &[&Row], server: &str, f: impl Fn(&Row) -> Option<f64>) -> Option<Stat> {
-    let rows: Vec<&Row> = rows
+    let values: Vec<f64> = rows
         .iter()
-        .copied()
-        .filter(|r| r.server == server)
+        .filter(|r| r.server == server && r.ok)
+        .filter_map(|r| f(r))
         .collect();
-    if rows.iter().any(|r| failed_traffic_check(r)) {
-        return None;
-    }
-    let values: Vec<f64> = rows.iter().filter(|r| r.ok).filter_map(|r| f(r)).collect();
     stat(&values)
 }
 
@@ -120,6 +115,17 @@ pub fn cells(results: &Results) -> Vec<CellSummary> {
                 .rows
                 .iter()
                 .filter(|r| r.suite == suite && r.cell == cell)
+                .collect();
+            // A server that failed the cell's traffic check in any round
+            // has no figure in it.
+            let failed: Vec<&str> = rows
+                .iter()
+                .filter(|r| failed_traffic_check(r))
+                .map(|r| r.server.as_str())
+                .collect();
+            let rows: Vec<&Row> = rows
+                .into_iter()
+                .filter(|r| !failed.contains(&r.server.as_str()))
                 .collect();
             if rows.iter().any(|r| r.idle_conns_held.is_some()) {
                 return None;
