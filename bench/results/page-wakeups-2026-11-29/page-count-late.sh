@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# count.sh: system calls and context switches per request in the app page cell,
+# page-count-late.sh: as page-count.sh, plus LATE=<a build> with two workers as late-t2; system calls and context switches per request in the app page cell,
 # tachyon (2 workers, and 1) against lighttpd (the bench's own config), from perf's
 # counters on the server's threads (tachyon) or worker processes (lighttpd).
 # RUN=<folder of `tachyon-bench run --suite real --cells "app page browser h1"
