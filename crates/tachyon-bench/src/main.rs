@@ -103,6 +103,17 @@ enum Cmd {
         #[arg(long)]
         readme: Option<PathBuf>,
     },
+    /// Print one row per cell of finished runs: tachyon ÷ the best peer,
+    /// raw and per server CPU-second, below issue 43's goals in italics,
+    /// beside the same cells of earlier runs
+    Cells {
+        /// Results folders (each with results.json)
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Earlier runs whose same cells (suite and label) go beside
+        #[arg(long, num_args = 1..)]
+        before: Vec<PathBuf>,
+    },
     /// Capture the request headers of headless Chromium (the real-site
     /// suites send them) into bench/browser/chromium.json
     BrowserHeaders {
@@ -288,6 +299,7 @@ fn main() -> ExitCode {
         }),
         Cmd::Soak(args) => soak_command(args),
         Cmd::Figures { dirs, readme } => summary::figures(&dirs, readme.as_deref()),
+        Cmd::Cells { dirs, before } => summary::cells_command(&dirs, &before),
         Cmd::BrowserHeaders { browser, out } => {
             let browser = peers::which(&browser.to_string_lossy()).unwrap_or(browser);
             browser::capture(&browser, &out)

@@ -9,7 +9,7 @@
 //! ratios. Does not own: the medians (`report::stat`).
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
@@ -26,6 +26,8 @@ pub struct CellSummary {
     /// tachyon's raw rate ÷ the best peer's raw rate (none in an
     /// open-loop cell, whose rate is the offered one).
     pub raw: Option<f64>,
+    /// The peer with the best raw rate.
+    pub raw_peer: Option<String>,
     /// tachyon's requests per server CPU-second ÷ the best peer's.
     pub per_cpu: Option<f64>,
     /// The peer with the best requests per server CPU-second.
@@ -151,6 +153,7 @@ pub fn cells(results: &Results) -> Vec<CellSummary> {
                 seed: seed.to_string(),
                 cell: cell.to_string(),
                 raw: best_raw.map(|(_, v)| tachyon_raw / v),
+                raw_peer: best_raw.map(|(s, _)| s.to_string()),
                 per_cpu: tachyon_eff.zip(best_eff).map(|(t, (_, v))| t / v),
                 best_peer: best_eff.map(|(s, _)| s.to_string()),
                 floor: tachyon_eff.zip(eff("floor")).map(|(t, f)| t / f),
@@ -292,29 +295,113 @@ fn workload(seed: &str, cell: &CellSummary) -> String {
     }
 }
 
+/// `1.07× lighttpd`, in italics below `goal`; three decimals where two
+/// would hide which side of the goal it is (1.199× is not 1.20×).
+fn against_goal(value: f64, goal: f64, peer: Option<&str>) -> String {
+    let two = (value * 100.0).round() / 100.0;
+    let digits = if (two >= goal) != (value >= goal) {
+        3
+    } else {
+        2
+    };
+    let text = match peer {
+        Some(peer) => format!("{value:.digits$}× {peer}"),
+        None => format!("{value:.digits$}×"),
+    };
+    if value < goal {
+        format!("*{text}*")
+    } else {
+        text
+    }
+}
+
+/// One row per cell of `runs`: tachyon ÷ the best peer by raw rate and
+/// per server CPU-second, below issue 43's goals (raw 1.0×, per CPU
+/// 1.2×) in italics, ÷ the floor, and the same cell (suite and label) in
+/// the runs of `before`, when given.
+pub fn cell_table(runs: &[Results], before: &[Results]) -> String {
+    let earlier: Vec<CellSummary> = before.iter().flat_map(cells).collect();
+    let mut out =
+        String::from("| suite | cell | raw × best peer | per CPU × best peer | per CPU × floor |");
+    out.push_str(if before.is_empty() {
+        "\n|---|---|---|---|---|\n"
+    } else {
+        " before: raw, per CPU |\n|---|---|---|---|---|---|\n"
+    });
+    let ratio = |v: Option<f64>, goal, peer: Option<&String>| {
+        v.map_or("–".into(), |v| {
+            against_goal(v, goal, peer.map(|p| p.as_str()))
+        })
+    };
+    for c in runs.iter().flat_map(cells) {
+        let floor = c.floor.map_or("–".into(), |f| format!("{f:.2}×"));
+        let _ = write!(
+            out,
+            "| {} | {} | {} | {} | {floor} |",
+            c.suite.name(),
+            c.cell,
+            ratio(c.raw, 1.0, c.raw_peer.as_ref()),
+            ratio(c.per_cpu, 1.2, c.best_peer.as_ref()),
+        );
+        if !before.is_empty() {
+            let then = earlier
+                .iter()
+                .find(|e| e.suite == c.suite && e.cell == c.cell);
+            let _ = write!(
+                out,
+                " {} |",
+                then.map_or("–".into(), |e| format!(
+                    "{}, {}",
+                    ratio(e.raw, 1.0, None),
+                    ratio(e.per_cpu, 1.2, None)
+                ))
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A finished run's results, refused when tachyon failed a traffic check
+/// in it (its figures there would be for other traffic).
+fn load(dir: &Path) -> anyhow::Result<Results> {
+    let path = dir.join("results.json");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let results: Results =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let failed = tachyon_failed_checks(&results);
+    if !failed.is_empty() {
+        bail!(
+            "{}: tachyon failed the traffic check in {}: its figures there would be for other traffic",
+            dir.display(),
+            failed.join(", ")
+        );
+    }
+    Ok(results)
+}
+
+/// `tachyon-bench cells DIR… [--before DIR…]`: prints `cell_table`.
+pub fn cells_command(dirs: &[PathBuf], before: &[PathBuf]) -> anyhow::Result<()> {
+    let load_all = |dirs: &[PathBuf]| {
+        dirs.iter()
+            .map(|d| load(d))
+            .collect::<anyhow::Result<Vec<_>>>()
+    };
+    print!("{}", cell_table(&load_all(dirs)?, &load_all(before)?));
+    Ok(())
+}
+
 /// Where the generated table sits in the README.
 const BEGIN: &str = "<!-- figures: made by `tachyon-bench figures`; do not edit by hand -->";
 const END: &str = "<!-- /figures -->";
 
 /// `tachyon-bench figures DIR… [--readme FILE]`: prints the table, or
 /// writes it between the README's markers.
-pub fn figures(dirs: &[std::path::PathBuf], readme: Option<&Path>) -> anyhow::Result<()> {
+pub fn figures(dirs: &[PathBuf], readme: Option<&Path>) -> anyhow::Result<()> {
     let mut runs = Vec::new();
     for dir in dirs {
-        let path = dir.join("results.json");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        let results: Results =
-            serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-        let failed = tachyon_failed_checks(&results);
-        if !failed.is_empty() {
-            bail!(
-                "{}: tachyon failed the traffic check in {}: its figures there would be for other traffic",
-                dir.display(),
-                failed.join(", ")
-            );
-        }
-        runs.push((dir.display().to_string(), results));
+        runs.push((dir.display().to_string(), load(dir)?));
     }
     let table = figures_table(&runs);
     let Some(readme) = readme else {
@@ -389,6 +476,37 @@ mod tests {
                 .collect(),
             rows,
         }
+    }
+
+    #[test]
+    fn the_cell_table_marks_what_misses_the_goals_and_sets_earlier_runs_beside() {
+        // Per CPU: tachyon 11,990 ÷ nginx 10,000 = 1.199× (three decimals:
+        // two would read 1.20×); raw 119,900 ÷ h2o 120,000 = 0.999×.
+        let now = results(vec![
+            row("tachyon", 119_900.0, 100.0),
+            row("floor", 100_000.0, 10.0),
+            row("nginx", 100_000.0, 100.0),
+            row("h2o", 120_000.0, 200.0),
+        ]);
+        let then = results(vec![
+            row("tachyon", 150_000.0, 100.0),
+            row("nginx", 100_000.0, 100.0),
+        ]);
+        let head = "| suite | cell | raw × best peer | per CPU × best peer | per CPU × floor |";
+        assert_eq!(
+            cell_table(std::slice::from_ref(&now), &[]),
+            format!(
+                "{head}\n|---|---|---|---|---|\n\
+                 | efficiency | 1k t1 c32 | *0.999× h2o* | *1.199× nginx* | 0.12× |\n"
+            )
+        );
+        assert_eq!(
+            cell_table(&[now], &[then]),
+            format!(
+                "{head} before: raw, per CPU |\n|---|---|---|---|---|---|\n\
+                 | efficiency | 1k t1 c32 | *0.999× h2o* | *1.199× nginx* | 0.12× | 1.50×, 1.50× |\n"
+            )
+        );
     }
 
     #[test]
