@@ -1,5 +1,7 @@
 #!/bin/bash
-# Server CPU per response of splicefloor (this folder; gcc -O2 splicefloor.c -lpthread)
+# Server CPU per response of splicefloor (../splice-2026-11-26/splicefloor.c with this
+# folder's splicefloor-copy.diff: cp ../splice-2026-11-26/splicefloor.c . && patch -p0 <
+# splicefloor-copy.diff && gcc -O2 -o splicefloor splicefloor.c -lpthread)
 # by MODE, wrk -t1 for 5 s a round, rounds interleaved; MODE=ENV sets the
 # server's environment (e.g. thp= or copy=HUGE=1).
 # usage: run.sh FILE C ROUNDS MODES...
