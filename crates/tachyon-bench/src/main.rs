@@ -11,6 +11,8 @@
 //! - `footprint`: memory at rest and per idle connection (no client).
 //! - `machine`: the facts about the machine a run records.
 //! - `report`, `charts`: Markdown, HTML and SVG from the results file only.
+//! - `summary`, `protocol_cost`: tachyon ÷ the best peer per cell, and
+//!   tachyon's newer protocols ÷ its older ones, from finished runs.
 //! - `floor`: the reference minimal server.
 //! - `setup`: installs the tools and peers.
 //! - `build`: tachyon's snapshot build time and memory on a large site.
@@ -29,6 +31,7 @@ mod h3load;
 mod machine;
 mod peers;
 mod proc;
+mod protocol_cost;
 mod realsite;
 mod report;
 mod results;
@@ -105,7 +108,9 @@ enum Cmd {
     },
     /// Print one row per cell of finished runs: tachyon ÷ the best peer,
     /// raw and per server CPU-second, below issue 43's goals in italics,
-    /// beside the same cells of earlier runs
+    /// beside the same cells of earlier runs; then tachyon's cost per
+    /// request over HTTP/2 (HTTP/3) ÷ its own over the older protocol on
+    /// the same traffic, where the runs have both
     Cells {
         /// Results folders (each with results.json)
         #[arg(required = true)]

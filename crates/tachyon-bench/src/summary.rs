@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
+use crate::protocol_cost;
 use crate::report::{stat, Stat};
 use crate::results::{Results, Row};
 use crate::suites::Suite;
@@ -381,14 +382,20 @@ fn load(dir: &Path) -> anyhow::Result<Results> {
     Ok(results)
 }
 
-/// `tachyon-bench cells DIR… [--before DIR…]`: prints `cell_table`.
+/// `tachyon-bench cells DIR… [--before DIR…]`: prints `cell_table`, then
+/// `protocol_cost::table` where the runs pair protocols.
 pub fn cells_command(dirs: &[PathBuf], before: &[PathBuf]) -> anyhow::Result<()> {
     let load_all = |dirs: &[PathBuf]| {
         dirs.iter()
             .map(|d| load(d))
             .collect::<anyhow::Result<Vec<_>>>()
     };
-    print!("{}", cell_table(&load_all(dirs)?, &load_all(before)?));
+    let runs = load_all(dirs)?;
+    print!("{}", cell_table(&runs, &load_all(before)?));
+    if !protocol_cost::pairs(&runs).is_empty() {
+        println!("\ntachyon's own protocols on the same traffic (newer ÷ older):\n");
+        print!("{}", protocol_cost::table(&runs));
+    }
     Ok(())
 }
 
