@@ -9,7 +9,7 @@
 //! Owns: which cells are the same traffic over two protocols (their
 //! labels differ only in the protocol word, and in HTTP/2's or HTTP/3's
 //! streams per connection where the older protocol has none), and the
-//! goal each pair is held to. Does not own: the medians (`report::stat`)
+//! goal each pair is held to. Does not own: the medians (`report::group`)
 //! or which runs are loaded (`summary`). Invariant: only tachyon's own
 //! rows are compared, and a pair is only formed within one transport
 //! (cleartext, TLS, QUIC beside TLS), so a ratio never mixes the cost of
@@ -17,8 +17,8 @@
 
 use std::fmt::Write as _;
 
-use crate::report::stat;
-use crate::results::{Results, Row};
+use crate::report;
+use crate::results::Results;
 use crate::suites::Suite;
 
 /// The protocol words of cell labels, oldest first.
@@ -49,17 +49,13 @@ impl ProtocolCost {
         let words = |w: &str| self.cell.split_whitespace().any(|x| x == w);
         match (new, old) {
             // Issue 43, on the real sites.
-            ("h2", "h1" | "https1") if is_real(self.suite) => Some(1.3),
+            ("h2", "h1" | "https1") if self.suite.is_real() => Some(1.3),
             // Issue 42: 0.8× the requests per CPU-second, 0.5× the bytes.
             ("h3", "h2") if words("1k") && words("m100") => Some(1.0 / 0.8),
             ("h3", "https1") if words("10MiB") => Some(1.0 / 0.5),
             _ => None,
         }
     }
-}
-
-fn is_real(suite: Suite) -> bool {
-    matches!(suite, Suite::Real | Suite::RealH2c | Suite::RealTls)
 }
 
 /// Which suites carry the same transport, so that their cells may pair:
@@ -102,32 +98,18 @@ fn same_traffic(newer: &str, older: &str) -> bool {
     words(newer, !older_has_streams) == words(older, false)
 }
 
-/// tachyon's median µs of server CPU per request in each of its cells.
+/// tachyon's median µs of server CPU per request in each of its cells,
+/// in run order.
 fn tachyon_costs(results: &Results) -> Vec<(Suite, String, f64)> {
-    let mut out: Vec<(Suite, String, f64)> = Vec::new();
-    for row in &results.rows {
-        if row.server != "tachyon"
-            || out
-                .iter()
-                .any(|(s, c, _)| *s == row.suite && *c == row.cell)
-        {
-            continue;
-        }
-        let rows: Vec<&Row> = results
-            .rows
-            .iter()
-            .filter(|r| r.server == "tachyon" && r.ok && r.suite == row.suite && r.cell == row.cell)
-            .collect();
-        let us: Vec<f64> = rows
-            .iter()
-            .filter_map(|r| r.req_per_server_cpu_s())
-            .map(|rate| 1e6 / rate)
-            .collect();
-        if let Some(s) = stat(&us) {
-            out.push((row.suite, row.cell.clone(), s.median));
-        }
-    }
-    out
+    report::group(results)
+        .iter()
+        .filter_map(|cell| {
+            let us = cell.metric("tachyon", |r| {
+                r.req_per_server_cpu_s().map(|rate| 1e6 / rate)
+            })?;
+            Some((cell.suite, cell.cell.to_string(), us.median))
+        })
+        .collect()
 }
 
 /// Every pair of tachyon cells in `runs` that are the same traffic over
@@ -188,6 +170,7 @@ pub fn table(runs: &[Results]) -> String {
 mod tests {
     use super::*;
     use crate::clients::ClientReport;
+    use crate::results::Row;
 
     /// A tachyon row of `cell` whose requests cost `us` µs of CPU each.
     fn row(suite: Suite, cell: &str, us: f64) -> Row {

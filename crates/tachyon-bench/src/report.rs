@@ -84,15 +84,16 @@ pub fn stat(values: &[f64]) -> Option<Stat> {
 }
 
 /// The rows of one (suite, cell), grouped by server in run order.
-struct CellRows<'a> {
-    suite: Suite,
+pub struct CellRows<'a> {
+    pub suite: Suite,
     seed: &'a str,
-    cell: &'a str,
+    pub cell: &'a str,
     by_server: Vec<(&'a str, Vec<&'a Row>)>,
 }
 
 impl CellRows<'_> {
-    fn metric(&self, server: &str, f: impl Fn(&Row) -> Option<f64>) -> Option<Stat> {
+    /// The median (and range) of `f` over a server's ok rows.
+    pub fn metric(&self, server: &str, f: impl Fn(&Row) -> Option<f64>) -> Option<Stat> {
         let rows = &self.by_server.iter().find(|(s, _)| *s == server)?.1;
         stat(
             &rows
@@ -113,7 +114,8 @@ impl CellRows<'_> {
     }
 }
 
-fn group(results: &Results) -> Vec<CellRows<'_>> {
+/// Every (suite, cell) of a run, in the order its first row ran.
+pub fn group(results: &Results) -> Vec<CellRows<'_>> {
     let mut cells: Vec<CellRows<'_>> = Vec::new();
     for row in &results.rows {
         let idx = match cells

@@ -318,6 +318,12 @@ impl Suite {
         matches!(self, Suite::H2c | Suite::RealH2c)
     }
 
+    /// Real sites fetched as a browser fetches them (issue 43), not a
+    /// seed's synthetic workload.
+    pub fn is_real(self) -> bool {
+        matches!(self, Suite::Real | Suite::RealH2c | Suite::RealTls)
+    }
+
     /// This suite's cells.
     pub fn cells(self, plan: &Plan) -> Vec<Cell> {
         let build = match self {

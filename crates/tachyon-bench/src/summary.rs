@@ -60,7 +60,7 @@ impl CellSummary {
     /// Real sites fetched as a browser fetches them, or a seed's synthetic
     /// workload.
     pub fn is_real(&self) -> bool {
-        matches!(self.suite, Suite::Real | Suite::RealH2c | Suite::RealTls)
+        self.suite.is_real()
     }
 }
 
