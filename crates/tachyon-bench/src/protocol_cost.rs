@@ -189,16 +189,7 @@ mod tests {
     }
 
     fn run(rows: Vec<Row>) -> Results {
-        Results {
-            schema_version: 1,
-            machine: Default::default(),
-            command: String::new(),
-            started: String::new(),
-            finished: None,
-            resumed: Vec::new(),
-            servers: Vec::new(),
-            rows,
-        }
+        Results::of(&[], rows)
     }
 
     #[test]

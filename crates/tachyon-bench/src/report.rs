@@ -104,6 +104,30 @@ impl CellRows<'_> {
         )
     }
 
+    /// The seed whose workload the cell is.
+    pub fn seed(&self) -> &str {
+        self.seed
+    }
+
+    /// Every row of the cell, server by server.
+    pub fn rows(&self) -> impl Iterator<Item = &Row> {
+        self.by_server
+            .iter()
+            .flat_map(|(_, rows)| rows.iter().copied())
+    }
+
+    /// The servers that ran the cell, in the run's order.
+    pub fn servers(&self) -> impl Iterator<Item = &str> {
+        self.by_server.iter().map(|(server, _)| *server)
+    }
+
+    /// The cell without the servers any of whose rows `fails`.
+    pub fn without_servers(mut self, fails: impl Fn(&Row) -> bool) -> Self {
+        self.by_server
+            .retain(|(_, rows)| !rows.iter().any(|r| fails(r)));
+        self
+    }
+
     fn command(&self) -> String {
         self.by_server
             .iter()
@@ -923,7 +947,6 @@ fn html(results: &Results, sections: &[Section]) -> String {
 mod tests {
     use super::*;
     use crate::clients::ClientReport;
-    use crate::results::{Machine, ServerInfo};
 
     fn row(server: &str, round: u32, requests: u64, cpu: f64, ok: bool) -> Row {
         Row {
@@ -964,28 +987,9 @@ mod tests {
             }
         );
         assert_eq!(stat(&[1.0, 4.0]).unwrap().median, 2.5);
-        let servers = ["tachyon", "nginx", "floor", "lighttpd"]
-            .iter()
-            .map(|n| ServerInfo {
-                name: n.to_string(),
-                version: "x".into(),
-                workers: 2,
-                rss_at_rest_bytes: 1 << 20,
-                binary_bytes: None,
-            })
-            .collect();
-        let results = Results {
-            schema_version: 1,
-            machine: Machine {
-                cores: 2,
-                ..Machine::default()
-            },
-            command: "tachyon-bench run".into(),
-            started: "now".into(),
-            finished: None,
-            resumed: Vec::new(),
-            servers,
-            rows: vec![
+        let mut results = Results::of(
+            &["tachyon", "nginx", "floor", "lighttpd"],
+            vec![
                 row("tachyon", 1, 1_000_000, 5.0, true),
                 row("tachyon", 2, 1_000_000, 4.0, true),
                 row("tachyon", 3, 10, 0.001, false),
@@ -994,7 +998,8 @@ mod tests {
                 row("lighttpd", 1, 550_000, 5.0, true),
                 row("lighttpd", 2, 200_000, 5.0, true),
             ],
-        };
+        );
+        results.machine.cores = 2;
         let sections = sections(&results).unwrap();
         let table = &sections[0].tables[0];
         let us = &table.rows[0];

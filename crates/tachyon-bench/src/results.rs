@@ -138,6 +138,33 @@ pub fn extrapolate(rps: f64, server_cpu_s: f64, client_cpu_s: f64) -> Option<f64
 }
 
 #[cfg(test)]
+impl Results {
+    /// A run of `servers` (two workers each) that measured `rows`: where
+    /// the specs of every table built from results start.
+    pub fn of(servers: &[&str], rows: Vec<Row>) -> Results {
+        Results {
+            schema_version: SCHEMA_VERSION,
+            machine: Machine::default(),
+            command: String::new(),
+            started: String::new(),
+            finished: None,
+            resumed: Vec::new(),
+            servers: servers
+                .iter()
+                .map(|name| ServerInfo {
+                    name: name.to_string(),
+                    version: String::new(),
+                    workers: 2,
+                    rss_at_rest_bytes: 0,
+                    binary_bytes: None,
+                })
+                .collect(),
+            rows,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

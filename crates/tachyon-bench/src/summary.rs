@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 
 use crate::protocol_cost;
-use crate::report::{stat, Stat};
+use crate::report::{self, stat, CellRows};
 use crate::results::{Results, Row};
 use crate::suites::Suite;
 
@@ -91,76 +91,49 @@ fn tachyon_failed_checks(results: &Results) -> Vec<String> {
     cells
 }
 
-/// The median of `f` over a server's ok rows of a cell.
-fn median(rows: &[&Row], server: &str, f: impl Fn(&Row) -> Option<f64>) -> Option<Stat> {
-    let values: Vec<f64> = rows
-        .iter()
-        .filter(|r| r.server == server && r.ok)
-        .filter_map(|r| f(r))
-        .collect();
-    stat(&values)
-}
-
 /// Every load cell of a run in which tachyon ran, in run order
 /// (footprint cells have no rate and are left out).
 pub fn cells(results: &Results) -> Vec<CellSummary> {
-    let mut keys: Vec<(Suite, &str, &str)> = Vec::new();
-    for row in &results.rows {
-        let key = (row.suite, row.seed.as_str(), row.cell.as_str());
-        if !keys.contains(&key) {
-            keys.push(key);
-        }
-    }
-    let servers: Vec<&str> = results.servers.iter().map(|s| s.name.as_str()).collect();
-    keys.into_iter()
-        .filter_map(|(suite, seed, cell)| {
-            let rows: Vec<&Row> = results
-                .rows
-                .iter()
-                .filter(|r| r.suite == suite && r.cell == cell)
-                .collect();
-            // A server that failed the cell's traffic check in any round
-            // has no figure in it.
-            let failed: Vec<&str> = rows
-                .iter()
-                .filter(|r| failed_traffic_check(r))
-                .map(|r| r.server.as_str())
-                .collect();
-            let rows: Vec<&Row> = rows
-                .into_iter()
-                .filter(|r| !failed.contains(&r.server.as_str()))
-                .collect();
-            if rows.iter().any(|r| r.idle_conns_held.is_some()) {
-                return None;
-            }
-            let raw = |s: &str| median(&rows, s, |r| Some(r.client.rps)).map(|m| m.median);
-            let eff = |s: &str| median(&rows, s, |r| r.req_per_server_cpu_s()).map(|m| m.median);
-            let tachyon_raw = raw("tachyon")?;
-            let tachyon_eff = eff("tachyon");
-            let best = |f: &dyn Fn(&str) -> Option<f64>| {
-                servers
-                    .iter()
-                    .filter(|s| is_peer(s))
-                    .filter_map(|s| Some((*s, f(s)?)))
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-            };
-            // An open-loop cell offers every server the same rate: whoever
-            // keeps up serves it, so raw rates do not rank them.
-            let open_loop = rows.iter().any(|r| r.target_rps.is_some());
-            let best_raw = best(&raw).filter(|_| !open_loop);
-            let best_eff = best(&eff);
-            Some(CellSummary {
-                suite,
-                seed: seed.to_string(),
-                cell: cell.to_string(),
-                raw: best_raw.map(|(_, v)| tachyon_raw / v),
-                raw_peer: best_raw.map(|(s, _)| s.to_string()),
-                per_cpu: tachyon_eff.zip(best_eff).map(|(t, (_, v))| t / v),
-                best_peer: best_eff.map(|(s, _)| s.to_string()),
-                floor: tachyon_eff.zip(eff("floor")).map(|(t, f)| t / f),
-            })
-        })
+    report::group(results)
+        .into_iter()
+        // A server that failed the cell's traffic check in any round has
+        // no figure in it.
+        .map(|cell| cell.without_servers(failed_traffic_check))
+        .filter_map(|cell| summarize(&cell))
         .collect()
+}
+
+/// tachyon against the cell's best peer (by raw rate and by CPU) and the
+/// floor; `None` when tachyon has no ok round or the cell holds no load.
+fn summarize(cell: &CellRows<'_>) -> Option<CellSummary> {
+    if cell.rows().any(|r| r.idle_conns_held.is_some()) {
+        return None;
+    }
+    let raw = |s: &str| cell.metric(s, |r| Some(r.client.rps)).map(|m| m.median);
+    let eff = |s: &str| cell.metric(s, Row::req_per_server_cpu_s).map(|m| m.median);
+    let tachyon_raw = raw("tachyon")?;
+    let tachyon_eff = eff("tachyon");
+    let best = |f: &dyn Fn(&str) -> Option<f64>| {
+        cell.servers()
+            .filter(|s| is_peer(s))
+            .filter_map(|s| Some((s, f(s)?)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    // An open-loop cell offers every server the same rate: whoever keeps up
+    // serves it, so raw rates do not rank them.
+    let open_loop = cell.rows().any(|r| r.target_rps.is_some());
+    let best_raw = best(&raw).filter(|_| !open_loop);
+    let best_eff = best(&eff);
+    Some(CellSummary {
+        suite: cell.suite,
+        seed: cell.seed().to_string(),
+        cell: cell.cell.to_string(),
+        raw: best_raw.map(|(_, v)| tachyon_raw / v),
+        raw_peer: best_raw.map(|(s, _)| s.to_string()),
+        per_cpu: tachyon_eff.zip(best_eff).map(|(t, (_, v))| t / v),
+        best_peer: best_eff.map(|(s, _)| s.to_string()),
+        floor: tachyon_eff.zip(eff("floor")).map(|(t, f)| t / f),
+    })
 }
 
 /// `1.21× (0.98–1.40×)` over several cells; the range only when they
@@ -441,7 +414,6 @@ pub fn figures(dirs: &[PathBuf], readme: Option<&Path>) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::clients::ClientReport;
-    use crate::results::ServerInfo;
 
     fn row(server: &str, rps: f64, cpu_s: f64) -> Row {
         Row {
@@ -463,26 +435,7 @@ mod tests {
     }
 
     fn results(rows: Vec<Row>) -> Results {
-        let names = ["tachyon", "floor", "nginx", "h2o"];
-        Results {
-            schema_version: 1,
-            machine: Default::default(),
-            command: String::new(),
-            started: String::new(),
-            finished: None,
-            resumed: Vec::new(),
-            servers: names
-                .iter()
-                .map(|n| ServerInfo {
-                    name: n.to_string(),
-                    version: String::new(),
-                    workers: 2,
-                    rss_at_rest_bytes: 0,
-                    binary_bytes: None,
-                })
-                .collect(),
-            rows,
-        }
+        Results::of(&["tachyon", "floor", "nginx", "h2o"], rows)
     }
 
     #[test]
