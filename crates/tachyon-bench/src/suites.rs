@@ -788,7 +788,8 @@ fn h3(plan: &Plan) -> Vec<Cell> {
         let label = format!("{name} 10MiB c1 m1");
         out.push(cell(Suite::H3, "i42", label, "/10m.bin", load(1, 1)));
     }
-    // The goal for 10 MiB is set against HTTPS/1.1 (kTLS and sendfile).
+    // The goal for 10 MiB is set against HTTPS/1.1 (records sealed in user
+    // space, `tachyon-server/src/record.rs`: this kernel has no `tls` ULP).
     let https1 = Load::H2load {
         conns: 1,
         threads: 1,
