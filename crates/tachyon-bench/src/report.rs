@@ -117,7 +117,7 @@ impl CellRows<'_> {
     }
 
     /// The servers that ran the cell, in the run's order.
-    pub fn servers(&self) -> impl Iterator<Item = &str> {
+    fn servers(&self) -> impl Iterator<Item = &str> {
         self.by_server.iter().map(|(server, _)| *server)
     }
 
@@ -129,9 +129,7 @@ impl CellRows<'_> {
     }
 
     fn command(&self) -> String {
-        self.by_server
-            .iter()
-            .flat_map(|(_, rows)| rows.iter())
+        self.rows()
             .map(|r| r.client_command.clone())
             .find(|c| !c.is_empty())
             .unwrap_or_default()
@@ -324,7 +322,7 @@ fn latency_chart(
     }
     let by_fraction = cells
         .iter()
-        .flat_map(|c| c.by_server.iter().flat_map(|(_, rows)| rows))
+        .flat_map(|c| c.rows())
         .any(|r| r.rate_fraction.is_some());
     let (title, axis) = if by_fraction {
         (
@@ -405,16 +403,9 @@ fn ordered(series: Series<'_>, results: &Results) -> Vec<(String, Vec<(f64, f64)
     v
 }
 
-/// Every row of a cell, all servers.
-fn cell_rows<'a>(cell: &'a CellRows<'_>) -> impl Iterator<Item = &'a Row> + 'a {
-    cell.by_server
-        .iter()
-        .flat_map(|(_, rows)| rows.iter().copied())
-}
-
 /// `1k`, `64k`: the cell's file size as the suites name it.
 fn size_name(cell: &CellRows<'_>) -> String {
-    let bytes = cell_rows(cell).next().map_or(0, |r| r.file_bytes);
+    let bytes = cell.rows().next().map_or(0, |r| r.file_bytes);
     format!("{}k", bytes / 1024)
 }
 
@@ -461,10 +452,10 @@ type BestThreads = (f64, f64, f64, String);
 fn best_threads(cells: &[&CellRows<'_>]) -> BTreeMap<(u64, u32), BTreeMap<String, BestThreads>> {
     let mut best: BTreeMap<(u64, u32), BTreeMap<String, BestThreads>> = BTreeMap::new();
     for cell in cells {
-        let size = cell_rows(cell).next().map_or(0, |r| r.file_bytes / 1024);
+        let size = cell.rows().next().map_or(0, |r| r.file_bytes / 1024);
         // Rows from before the thread count was recorded: the label's
         // second word is `tN`.
-        let threads = match cell_rows(cell).next().and_then(|r| r.threads) {
+        let threads = match cell.rows().next().and_then(|r| r.threads) {
             Some(t) => format!("t{t}"),
             None => cell
                 .cell
@@ -520,7 +511,7 @@ fn sparecores_extras(
         }
         let best_peer_ext = servers
             .iter()
-            .filter(|(s, _)| !s.starts_with("tachyon") && *s != "floor")
+            .filter(|(s, _)| is_peer(s))
             .map(|(_, v)| v.1)
             .fold(0.0, f64::max);
         for (server, (rps, ext, eff, t)) in servers {
@@ -643,20 +634,27 @@ fn footprint_columns<'c>(cell: &'c CellRows<'_>) -> Vec<Column<'c>> {
     ]
 }
 
+/// A server the run compares tachyon with: neither a tachyon build nor
+/// the floor.
+fn is_peer(server: &str) -> bool {
+    !server.starts_with("tachyon") && server != "floor"
+}
+
+/// The cell's peer with the highest median of `f`, and that median (the
+/// last of equal ones).
+pub fn best_peer<'c>(
+    cell: &'c CellRows<'_>,
+    f: impl Fn(&str) -> Option<Stat>,
+) -> Option<(&'c str, Stat)> {
+    cell.servers()
+        .filter(|s| is_peer(s))
+        .filter_map(|s| Some((s, f(s)?)))
+        .max_by(|a, b| a.1.median.total_cmp(&b.1.median))
+}
+
 /// Throughput, cost and latency under a load client; some columns only
 /// where they mean something (large files, open loop, seed 003's p90 goal,
 /// compressed responses).
-/// The highest median among the cell's peers (neither tachyon nor the
-/// floor).
-fn best_peer(cell: &CellRows<'_>, f: impl Fn(&str) -> Option<Stat>) -> Option<Stat> {
-    cell.by_server
-        .iter()
-        .map(|(s, _)| *s)
-        .filter(|s| !s.starts_with("tachyon") && *s != "floor")
-        .filter_map(f)
-        .max_by(|a, b| a.median.total_cmp(&b.median))
-}
-
 fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec<Column<'c>> {
     let eff = move |s: &str| cell.metric(s, |r| r.req_per_server_cpu_s());
     let bytes = move |s: &str| cell.metric(s, |r| r.bytes_per_server_cpu_s());
@@ -694,7 +692,7 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
             fmt_stat(per_request, |v| format!("{v:.1}"))
         }),
         column("× best peer", move |server, _| {
-            let (mine, best) = (eff(server), best_peer(cell, eff));
+            let (mine, best) = (eff(server), best_peer(cell, eff).map(|(_, stat)| stat));
             let mut text = ratio(mine, best);
             if let (Some(m), Some(b)) = (mine, best) {
                 if m != b && rounds_overlap(m, b) {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 
 use crate::protocol_cost;
-use crate::report::{self, stat, CellRows};
+use crate::report::{self, stat, CellRows, Stat};
 use crate::results::{Results, Row};
 use crate::suites::Suite;
 
@@ -64,10 +64,6 @@ impl CellSummary {
     }
 }
 
-fn is_peer(server: &str) -> bool {
-    !server.starts_with("tachyon") && server != "floor"
-}
-
 /// The traffic check (`traffic::check`) runs in a cell's first round
 /// only, but what it finds (paths unanswered, nothing compressed) holds
 /// for every round: such a server serves other traffic than the cell's.
@@ -109,21 +105,18 @@ fn summarize(cell: &CellRows<'_>) -> Option<CellSummary> {
     if cell.rows().any(|r| r.idle_conns_held.is_some()) {
         return None;
     }
-    let raw = |s: &str| cell.metric(s, |r| Some(r.client.rps)).map(|m| m.median);
-    let eff = |s: &str| cell.metric(s, Row::req_per_server_cpu_s).map(|m| m.median);
-    let tachyon_raw = raw("tachyon")?;
-    let tachyon_eff = eff("tachyon");
-    let best = |f: &dyn Fn(&str) -> Option<f64>| {
-        cell.servers()
-            .filter(|s| is_peer(s))
-            .filter_map(|s| Some((s, f(s)?)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-    };
+    let raw = |s: &str| cell.metric(s, |r| Some(r.client.rps));
+    let eff = |s: &str| cell.metric(s, Row::req_per_server_cpu_s);
+    let median = |stat: Option<Stat>| stat.map(|m| m.median);
+    let tachyon_raw = median(raw("tachyon"))?;
+    let tachyon_eff = median(eff("tachyon"));
     // An open-loop cell offers every server the same rate: whoever keeps up
     // serves it, so raw rates do not rank them.
     let open_loop = cell.rows().any(|r| r.target_rps.is_some());
-    let best_raw = best(&raw).filter(|_| !open_loop);
-    let best_eff = best(&eff);
+    let best_raw = report::best_peer(cell, raw)
+        .filter(|_| !open_loop)
+        .map(|(s, m)| (s, m.median));
+    let best_eff = report::best_peer(cell, eff).map(|(s, m)| (s, m.median));
     Some(CellSummary {
         suite: cell.suite,
         seed: cell.seed().to_string(),
@@ -132,7 +125,7 @@ fn summarize(cell: &CellRows<'_>) -> Option<CellSummary> {
         raw_peer: best_raw.map(|(s, _)| s.to_string()),
         per_cpu: tachyon_eff.zip(best_eff).map(|(t, (_, v))| t / v),
         best_peer: best_eff.map(|(s, _)| s.to_string()),
-        floor: tachyon_eff.zip(eff("floor")).map(|(t, f)| t / f),
+        floor: tachyon_eff.zip(median(eff("floor"))).map(|(t, f)| t / f),
     })
 }
 
