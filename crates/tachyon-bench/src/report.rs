@@ -768,6 +768,20 @@ fn summary_table(results: &Results) -> Table {
     }
 }
 
+/// The machine line's congestion control: the system's is the peers';
+/// tachyon and the floor give their loopback connections cubic, and where
+/// the system paces (BBR) that moves a peer's cost on large bodies by up
+/// to 5× (bench/results/congestion-all-cubic-2026-12-02).
+fn congestion_note(system: &str) -> String {
+    match system {
+        "" => String::new(),
+        "cubic" => ", TCP congestion control cubic".into(),
+        cc => format!(
+            ", TCP congestion control {cc} (the peers'; tachyon's and the floor's loopback connections use cubic)"
+        ),
+    }
+}
+
 fn machine_lines(r: &Results) -> Vec<String> {
     let m = &r.machine;
     let mut v = vec![format!(
@@ -788,10 +802,7 @@ fn machine_lines(r: &Results) -> Vec<String> {
             m.cpu_model,
             m.kernel,
             m.memory_gib,
-            match m.tcp_congestion.as_str() {
-                "" => String::new(),
-                cc => format!(", TCP congestion control {cc}"),
-            }
+            congestion_note(&m.tcp_congestion)
         ),
         format!("Command: `{}`", r.command),
         format!(
@@ -945,6 +956,16 @@ fn html(results: &Results, sections: &[Section]) -> String {
 mod tests {
     use super::*;
     use crate::clients::ClientReport;
+
+    #[test]
+    fn a_pacing_system_congestion_control_is_said_to_be_the_peers_alone() {
+        assert_eq!(congestion_note(""), "");
+        assert_eq!(congestion_note("cubic"), ", TCP congestion control cubic");
+        assert_eq!(
+            congestion_note("bbr"),
+            ", TCP congestion control bbr (the peers'; tachyon's and the floor's loopback connections use cubic)"
+        );
+    }
 
     fn row(server: &str, round: u32, requests: u64, cpu: f64, ok: bool) -> Row {
         Row {
