@@ -101,10 +101,8 @@ fn listen(addr: SocketAddr) -> io::Result<OwnedFd> {
         None,
     )?;
     net::sockopt::set_socket_reuseaddr(&fd, true)?;
-    // The congestion control tachyon gives loopback listeners (its
-    // `LOOPBACK_CONGESTION`): × floor then compares the work per request,
-    // not pacing timers. Best effort, as there.
-    let _ = net::sockopt::set_tcp_congestion(&fd, "cubic");
+    // No congestion control of its own: the system's, as every server of
+    // a run (`congestion`).
     net::bind(&fd, &addr)?;
     net::listen(&fd, 4096)?;
     Ok(fd)

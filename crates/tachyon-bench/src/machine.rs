@@ -22,9 +22,15 @@ pub fn machine_facts() -> Machine {
         cpu_model,
         kernel,
         memory_gib: memory_kib / 1_048_576.0,
-        tcp_congestion: proc_value("/proc/sys/net/ipv4/tcp_congestion_control"),
+        tcp_congestion: machine_congestion(),
+        congestion_every_server: true,
         tools: crate::setup::tool_versions(),
     }
+}
+
+/// The system's TCP congestion control now (empty where it cannot be read).
+pub fn machine_congestion() -> String {
+    proc_value(crate::congestion::SYSCTL)
 }
 
 /// A one-value file under /proc, trimmed; empty where it cannot be read.

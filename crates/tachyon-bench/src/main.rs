@@ -25,6 +25,7 @@ mod browser;
 mod build;
 mod charts;
 mod clients;
+mod congestion;
 mod floor;
 mod footprint;
 mod h3load;
@@ -226,6 +227,11 @@ struct RunArgs {
     /// of a few cells of a suite
     #[arg(long, value_delimiter = ',')]
     cells: Vec<String>,
+    /// The system's TCP congestion control for the run (e.g. `cubic`,
+    /// Debian's default; needs root), put back when it ends. Every server,
+    /// tachyon and the floor included, is under the system's either way
+    #[arg(long)]
+    congestion: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -372,6 +378,7 @@ fn run_command(args: RunArgs) -> anyhow::Result<()> {
         resume,
         plan,
         cells,
+        congestion,
     } = args;
     anyhow::ensure!(rounds > 0, "--rounds must be at least 1");
     // Absolute: peers resolve relative paths in their configs (nginx's
@@ -390,6 +397,7 @@ fn run_command(args: RunArgs) -> anyhow::Result<()> {
         resume,
         plan,
         only: cells,
+        congestion,
     };
     runner::run(&options)?;
     if plan {

@@ -517,6 +517,9 @@ fn tachyon_command(peer: Peer, port: u16, env: &Env) -> anyhow::Result<Command> 
         _ => Command::new(&env.tachyon_bin),
     };
     c.arg(&env.root).args(["--threads", &workers]);
+    // Under the system's congestion control, as the peers are, not the
+    // cubic it gives loopback listeners by default (`congestion`).
+    c.args(["--loopback-congestion", "system"]);
     if !env.variants_wait {
         c.arg("--quiet");
     }

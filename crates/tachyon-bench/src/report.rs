@@ -13,7 +13,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::charts::{self, human};
-use crate::results::{Results, Row};
+use crate::results::{Machine, Results, Row};
 use crate::suites::Suite;
 
 /// How every table's figures are made, said once above them (Markdown and
@@ -768,13 +768,17 @@ fn summary_table(results: &Results) -> Table {
     }
 }
 
-/// The machine line's congestion control: the system's is the peers';
-/// tachyon and the floor give their loopback connections cubic, and where
-/// the system paces (BBR) that moves a peer's cost on large bodies by up
-/// to 5× (bench/results/congestion-all-cubic-2026-12-02).
-fn congestion_note(system: &str) -> String {
-    match system {
+/// The machine line's congestion control: every server's since
+/// 2026-12-02 (`congestion`); in earlier runs the system's was the peers'
+/// alone, tachyon and the floor giving their loopback connections cubic,
+/// and where the system paces (BBR) that moved a peer's cost on large
+/// bodies by up to 5× (bench/results/congestion-all-cubic-2026-12-02).
+fn congestion_note(m: &Machine) -> String {
+    match m.tcp_congestion.as_str() {
         "" => String::new(),
+        cc if m.congestion_every_server => {
+            format!(", TCP congestion control {cc} (every server's)")
+        }
         "cubic" => ", TCP congestion control cubic".into(),
         cc => format!(
             ", TCP congestion control {cc} (the peers'; tachyon's and the floor's loopback connections use cubic)"
@@ -802,7 +806,7 @@ fn machine_lines(r: &Results) -> Vec<String> {
             m.cpu_model,
             m.kernel,
             m.memory_gib,
-            congestion_note(&m.tcp_congestion)
+            congestion_note(m)
         ),
         format!("Command: `{}`", r.command),
         format!(
@@ -958,12 +962,32 @@ mod tests {
     use crate::clients::ClientReport;
 
     #[test]
-    fn a_pacing_system_congestion_control_is_said_to_be_the_peers_alone() {
-        assert_eq!(congestion_note(""), "");
-        assert_eq!(congestion_note("cubic"), ", TCP congestion control cubic");
+    fn a_pacing_system_congestion_control_is_said_to_be_the_peers_alone_in_older_runs() {
+        let older = |cc: &str| Machine {
+            tcp_congestion: cc.into(),
+            ..Machine::default()
+        };
+        assert_eq!(congestion_note(&older("")), "");
         assert_eq!(
-            congestion_note("bbr"),
+            congestion_note(&older("cubic")),
+            ", TCP congestion control cubic"
+        );
+        assert_eq!(
+            congestion_note(&older("bbr")),
             ", TCP congestion control bbr (the peers'; tachyon's and the floor's loopback connections use cubic)"
+        );
+    }
+
+    #[test]
+    fn a_run_where_every_server_follows_the_system_says_so() {
+        let now = Machine {
+            tcp_congestion: "bbr".into(),
+            congestion_every_server: true,
+            ..Machine::default()
+        };
+        assert_eq!(
+            congestion_note(&now),
+            ", TCP congestion control bbr (every server's)"
         );
     }
 

@@ -39,6 +39,11 @@ pub struct Machine {
     /// it was kept.
     #[serde(default)]
     pub tcp_congestion: String,
+    /// True when tachyon and the floor were under it too (runs since
+    /// 2026-12-02, `congestion`); before, their loopback connections used
+    /// cubic whatever the system's was, and only the peers were under it.
+    #[serde(default)]
+    pub congestion_every_server: bool,
     pub tools: Vec<(String, String)>,
 }
 

@@ -40,6 +40,8 @@ pub struct RunOptions {
     pub plan: bool,
     /// When not empty, only the cells whose label contains one of these.
     pub only: Vec<String>,
+    /// The system's TCP congestion control for the run (`congestion`).
+    pub congestion: Option<String>,
 }
 
 pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
@@ -54,6 +56,12 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         return Ok(());
     }
     clients::check_installed(&cells)?;
+    // Held to the end of the run: dropping it puts the previous one back.
+    let _congestion = opts
+        .congestion
+        .as_deref()
+        .map(crate::congestion::ForTheRun::set)
+        .transpose()?;
     let results_path = opts.out.join("results.json");
     let previous = if opts.resume {
         Some(read_previous(&results_path, &opts.servers)?)
@@ -427,6 +435,14 @@ fn same_setup(previous: &Results, servers: &[Peer]) -> anyhow::Result<()> {
             "--resume: the earlier run was on {} cores of {}, this machine has {cores} of {model}",
             there.cores,
             there.cpu_model,
+        );
+    }
+    let congestion = crate::machine::machine_congestion();
+    if !there.tcp_congestion.is_empty() && there.tcp_congestion != congestion {
+        bail!(
+            "--resume: the earlier run was under TCP congestion control {}, the system's is now {congestion}; resume with --congestion {}",
+            there.tcp_congestion,
+            there.tcp_congestion
         );
     }
     for &peer in servers {
@@ -895,6 +911,16 @@ mod tests {
         };
         let err = same_setup(&earlier(elsewhere, version.clone()), &servers).unwrap_err();
         assert!(err.to_string().contains("cores"), "{err}");
+
+        let other_congestion = Machine {
+            tcp_congestion: "not-this-systems".into(),
+            ..here.clone()
+        };
+        let err = same_setup(&earlier(other_congestion, version.clone()), &servers).unwrap_err();
+        assert!(
+            err.to_string().contains("--congestion not-this-systems"),
+            "{err}"
+        );
 
         let older = "0.1.0 (this workspace, sources at 0000000)".to_string();
         let err = same_setup(&earlier(here.clone(), older), &servers).unwrap_err();

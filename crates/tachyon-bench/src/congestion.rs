@@ -1,0 +1,119 @@
+//! The TCP congestion control a run's servers are under. Every server,
+//! tachyon and the floor included, takes the system's
+//! (`net.ipv4.tcp_congestion_control`): peers cannot choose theirs, and a
+//! pacing one (BBR) moved a peer's cost per 10 MiB response by 5× against
+//! cubic where tachyon's own connections were cubic either way
+//! (bench/results/congestion-all-cubic-2026-12-02). `run --congestion`
+//! sets the system's for the run and puts the previous one back when the
+//! run ends, interrupted or not.
+//!
+//! Owns that setting alone; the machine facts record what the run was
+//! under. Invariant: a [`ForTheRun`] that was made is put back on drop.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+/// The system's congestion control.
+pub const SYSCTL: &str = "/proc/sys/net/ipv4/tcp_congestion_control";
+
+/// The system's congestion control, set for one run.
+#[derive(Debug)]
+pub struct ForTheRun {
+    path: PathBuf,
+    previous: String,
+}
+
+impl ForTheRun {
+    /// Sets the system's congestion control to `name` (needs root; the
+    /// kernel loads the algorithm's module when it is not loaded yet).
+    pub fn set(name: &str) -> anyhow::Result<ForTheRun> {
+        Self::set_at(Path::new(SYSCTL), name)
+    }
+
+    fn set_at(path: &Path, name: &str) -> anyhow::Result<ForTheRun> {
+        anyhow::ensure!(
+            !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            "--congestion {name:?} is not a congestion control's name (e.g. cubic, reno, bbr)"
+        );
+        let previous = std::fs::read_to_string(path)
+            .with_context(|| format!("--congestion: reading {}", path.display()))?
+            .trim()
+            .to_string();
+        std::fs::write(path, name).with_context(|| {
+            format!(
+                "--congestion {name}: writing {} (needs root; the name must be one the kernel has, \
+                 see /proc/sys/net/ipv4/tcp_available_congestion_control)",
+                path.display()
+            )
+        })?;
+        if previous != name {
+            eprintln!("TCP congestion control {name} for this run (was {previous}; put back when it ends)");
+        }
+        Ok(ForTheRun {
+            path: path.to_path_buf(),
+            previous,
+        })
+    }
+}
+
+impl Drop for ForTheRun {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::write(&self.path, &self.previous) {
+            eprintln!(
+                "could not put the TCP congestion control back to {} ({e}): \
+                 sysctl -w net.ipv4.tcp_congestion_control={}",
+                self.previous, self.previous
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in for the sysctl in a folder of the test's own.
+    fn sysctl_file(test: &str, value: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tachyon-cc-{test}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("tcp_congestion_control");
+        std::fs::write(&path, value).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_congestion_control_set_for_the_run_is_put_back_when_it_ends() {
+        let path = sysctl_file("put-back", "bbr\n");
+        let run = ForTheRun::set_at(&path, "cubic").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "cubic");
+        drop(run);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "bbr");
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_name_that_is_not_an_algorithms_is_refused_before_anything_is_written() {
+        let path = sysctl_file("refused", "bbr\n");
+        for bad in ["", "cubic\nreno", "../cubic", "Cubic"] {
+            let e = ForTheRun::set_at(&path, bad).unwrap_err().to_string();
+            assert!(e.contains("is not a congestion control's name"), "{e}");
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "bbr\n");
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_setting_the_system_refuses_says_what_it_needs() {
+        let path = sysctl_file("unreadable", "bbr\n");
+        // A folder where the file should be: reading it fails as a missing
+        // sysctl would.
+        let dir = path.parent().unwrap();
+        let e = ForTheRun::set_at(dir, "cubic").unwrap_err().to_string();
+        assert!(e.starts_with("--congestion: reading"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
