@@ -202,7 +202,9 @@ pub const SUITE_HEADERS: [&str; 6] = [
     "lowest cell per CPU-s",
 ];
 
-/// The README's table over several runs: one row per seed and protocol.
+/// The README's table over several runs: one row per seed, suite and
+/// protocol of each run (a run of several suites of one seed, such as
+/// linuxconfig and large, gives each its row).
 pub fn figures_table(runs: &[(String, Results)]) -> String {
     let mut rows: Vec<(String, &'static str, bool, String, Vec<CellSummary>)> = Vec::new();
     for (dir, results) in runs {
@@ -213,10 +215,9 @@ pub fn figures_table(runs: &[(String, Results)]) -> String {
             .filter(|c| c.suite != Suite::H3 || c.protocol() == "HTTP/3");
         for cell in cells {
             let key = (cell.seed.clone(), cell.protocol(), cell.is_real());
-            match rows
-                .iter_mut()
-                .find(|r| (r.0.clone(), r.1, r.2) == key && r.3 == *dir)
-            {
+            match rows.iter_mut().find(|r| {
+                (r.0.clone(), r.1, r.2) == key && r.3 == *dir && r.4[0].suite == cell.suite
+            }) {
                 Some(row) => row.4.push(cell),
                 None => rows.push((key.0, key.1, key.2, dir.clone(), vec![cell])),
             }
@@ -641,6 +642,33 @@ mod tests {
         assert_eq!(of(Suite::Churn, "001"), "| seed 001 LinuxConfig: churn");
         assert_eq!(of(Suite::SpareCores, "000"), "| seed 000 Spare Cores");
         assert_eq!(of(Suite::Fabhttp, "003"), "| seed 003 fabhttp");
+    }
+
+    #[test]
+    fn a_run_of_two_suites_of_one_seed_gives_each_its_row() {
+        let of = |suite: Suite, server: &str, rps: f64| Row {
+            suite,
+            seed: "001".into(),
+            ..row(server, rps, 10.0)
+        };
+        let r = results(vec![
+            of(Suite::LinuxConfig, "tachyon", 150_000.0),
+            of(Suite::LinuxConfig, "nginx", 100_000.0),
+            of(Suite::Large, "tachyon", 80_000.0),
+            of(Suite::Large, "nginx", 100_000.0),
+        ]);
+        let table = figures_table(&[("bench/results/x".into(), r)]);
+        let rows: Vec<&str> = table.lines().skip(2).collect();
+        assert_eq!(rows.len(), 2, "{table}");
+        assert!(
+            rows[0].starts_with("| seed 001 LinuxConfig | synthetic | HTTP/1.1 | 1 | 1.50× |"),
+            "{table}"
+        );
+        assert!(
+            rows[1]
+                .starts_with("| seed 001 LinuxConfig: large | synthetic | HTTP/1.1 | 1 | 0.80× |"),
+            "{table}"
+        );
     }
 
     #[test]
