@@ -107,7 +107,7 @@ mod tests {
     }
 
     #[test]
-    fn a_setting_the_system_refuses_says_what_it_needs() {
+    fn a_system_without_the_setting_is_named_in_the_error() {
         let path = sysctl_file("unreadable", "bbr\n");
         // A folder where the file should be: reading it fails as a missing
         // sysctl would.
