@@ -171,23 +171,6 @@ impl Peer {
         }
     }
 
-    /// Where a server built from this workspace comes from, relative to the
-    /// workspace root; empty for installed servers.
-    pub fn sources(self) -> &'static [&'static str] {
-        match self {
-            Peer::Tachyon | Peer::TachyonBare | Peer::TachyonSendfile | Peer::TachyonLogged => &[
-                "crates/tachyon",
-                "crates/tachyon-http",
-                "crates/tachyon-server",
-                "crates/tachyon-snapshot",
-                "crates/tachyon-sys",
-                "Cargo.lock",
-            ],
-            Peer::Floor => &["crates/tachyon-bench/src/floor.rs"],
-            _ => &[],
-        }
-    }
-
     /// The arguments that make the executable print its version.
     pub fn version_args(self) -> Option<&'static [&'static str]> {
         Some(match self {

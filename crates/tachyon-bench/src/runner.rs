@@ -922,7 +922,7 @@ mod tests {
             "{err}"
         );
 
-        let older = "0.1.0 (this workspace, sources at 0000000)".to_string();
+        let older = "0.1.0 (sources at 0000000)".to_string();
         let err = same_setup(&earlier(here.clone(), older), &servers).unwrap_err();
         assert!(err.to_string().contains("0000000"), "{err}");
 

@@ -125,11 +125,7 @@ pub fn version_of(peer: Peer) -> String {
         return baseline_label();
     }
     let Some(args) = peer.version_args() else {
-        return format!(
-            "{} (this workspace{})",
-            env!("CARGO_PKG_VERSION"),
-            source_commit(peer.sources())
-        );
+        return workspace_build(peer);
     };
     let Some(executable) = peer.executable() else {
         return "not installed".into();
@@ -145,34 +141,25 @@ pub fn version_of(peer: Peer) -> String {
     }
 }
 
-/// The last commit that changed a workspace server's sources, and whether
-/// they have changes since: what `run --resume` compares so that cells of one
-/// run are never measured with two builds of the same server. Empty outside a
-/// git checkout.
-fn source_commit(paths: &[&str]) -> String {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .arg("-C")
-            .arg(&workspace)
-            .args(args)
-            .args(["--"])
-            .args(paths)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    match (
-        git(&["log", "-1", "--format=%h"]),
-        git(&["status", "--porcelain"]),
-    ) {
-        (Some(commit), Some(changes)) if !commit.is_empty() => {
-            let dirty = if changes.is_empty() { "" } else { ", modified" };
-            format!(", sources at {commit}{dirty}")
-        }
-        _ => String::new(),
+/// A workspace server's version as its build stamped it (the last commit
+/// that changed its sources, and whether they had changes since: see
+/// `build/sources_stamp.rs`): what `run --resume` compares so that cells of
+/// one run are never measured with two builds of the same server. Read
+/// from the binary, not from the checkout, which may have moved on since
+/// the build.
+fn workspace_build(peer: Peer) -> String {
+    if peer == Peer::Floor {
+        // The floor is this binary.
+        return concat!(env!("CARGO_PKG_VERSION"), env!("FLOOR_SOURCES")).to_string();
     }
+    let tachyon = std::env::current_exe()
+        .map(|bench| bench.with_file_name("tachyon"))
+        .unwrap_or_default();
+    if !tachyon.is_file() {
+        return format!("not built ({} is missing)", tachyon.display());
+    }
+    let line = first_line(&tachyon, &["--version"]);
+    line.strip_prefix("tachyon ").unwrap_or(&line).to_string()
 }
 
 /// The baseline is another build whose sources this checkout may not

@@ -3,9 +3,14 @@
 
 use std::path::PathBuf;
 
+/// The version `--version` prints: the package's, and the commit of the
+/// sources the binary was built from (`build.rs`), ", modified" when they
+/// had uncommitted changes.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), env!("TACHYON_SOURCES"));
+
 /// A static web server that serves a directory from memory.
 #[derive(Debug, clap::Parser)]
-#[command(version, about, max_term_width = 100)]
+#[command(version = VERSION, about, max_term_width = 100)]
 pub struct Args {
     /// Directory to serve [default: the current directory]
     pub root: Option<PathBuf>,

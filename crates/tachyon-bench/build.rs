@@ -1,0 +1,9 @@
+//! Stamps the binary with the state of the floor server's sources, the one
+//! server it carries (`build/sources_stamp.rs`).
+
+#[path = "../../build/sources_stamp.rs"]
+mod sources_stamp;
+
+fn main() {
+    sources_stamp::stamp("FLOOR_SOURCES", &["crates/tachyon-bench/src/floor.rs"]);
+}
