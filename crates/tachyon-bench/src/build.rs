@@ -39,7 +39,7 @@ pub struct BuildOptions {
 pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
     let root = opts.out.join("site");
     let (files, bytes) = generate(&root, opts.files, opts.bytes)?;
-    let tachyon = std::env::current_exe()?.with_file_name("tachyon");
+    let tachyon = crate::peers::tachyon_bin()?;
     if !tachyon.is_file() {
         bail!(
             "{} not found: cargo build --release -p tachyon",

@@ -230,7 +230,7 @@ impl Env {
             root: std::path::absolute(root)?,
             run_dir: std::path::absolute(run_dir)?,
             peers_dir: peers_dir.to_path_buf(),
-            tachyon_bin: bench_bin.with_file_name("tachyon"),
+            tachyon_bin: tachyon_bin()?,
             bench_bin,
             workers,
             tls: None,
@@ -623,6 +623,12 @@ fn binary_path(peer: Peer, env: &Env) -> Option<PathBuf> {
         Peer::Floor => None,
         other => other.executable(),
     }
+}
+
+/// The tachyon binary built beside this one (cargo puts both in one
+/// folder); it may be missing.
+pub fn tachyon_bin() -> std::io::Result<PathBuf> {
+    Ok(std::env::current_exe()?.with_file_name("tachyon"))
 }
 
 /// The build `tachyon-baseline` runs: `TACHYON_BASELINE`, a path to a

@@ -170,7 +170,7 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
         std::fs::write(run_dir.join(script.file_name()), script.source())?;
     }
     let bench_bin = std::env::current_exe()?;
-    let tachyon_bin = bench_bin.with_file_name("tachyon");
+    let tachyon_bin = crate::peers::tachyon_bin()?;
     let wants_tachyon = opts.servers.iter().any(|p| {
         matches!(
             p,

@@ -152,9 +152,7 @@ fn workspace_build(peer: Peer) -> String {
         // The floor is this binary.
         return concat!(env!("CARGO_PKG_VERSION"), env!("FLOOR_SOURCES")).to_string();
     }
-    let tachyon = std::env::current_exe()
-        .map(|bench| bench.with_file_name("tachyon"))
-        .unwrap_or_default();
+    let tachyon = crate::peers::tachyon_bin().unwrap_or_default();
     if !tachyon.is_file() {
         return format!("not built ({} is missing)", tachyon.display());
     }
