@@ -63,6 +63,10 @@ impl Reloads {
 
 /// Everything the admin endpoints read.
 pub struct Admin {
+    /// What `tachyon --version` says after its name: the package version
+    /// and the commit its sources were built from (the binary's build
+    /// stamp), for `/status` and `tachyon_build_info`.
+    pub version: &'static str,
     pub board: Arc<Board>,
     pub live: Arc<Live>,
     pub shutdown: Arc<Shutdown>,
@@ -301,7 +305,7 @@ fn metrics(admin: &Admin, start_time: f64) -> String {
     let _ = writeln!(
         out,
         "# HELP tachyon_build_info The running version.\n# TYPE tachyon_build_info gauge\ntachyon_build_info{{version=\"{}\"}} 1",
-        env!("CARGO_PKG_VERSION")
+        label_value(admin.version)
     );
     out
 }
@@ -716,7 +720,7 @@ fn status(admin: &Admin, started: Instant) -> String {
     let size = site_size(&admin.live);
     let h = admin.reloads.history();
     let mut text = serde_json::json!({
-        "version": env!("CARGO_PKG_VERSION"),
+        "version": admin.version,
         "generation": admin.live.number(),
         "draining": admin.shutdown.is_stopping(),
         "uptime_seconds": started.elapsed().as_secs_f64(),

@@ -123,6 +123,7 @@ fn run(mut settings: Settings) -> anyhow::Result<()> {
         .as_ref()
         .map(|_| Arc::new(CertificateBoard::default()));
     let admin = |board| Admin {
+        version: cli::VERSION,
         board,
         live: Arc::clone(&live),
         shutdown: Arc::clone(&shutdown),

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::support::{eventually, run, Raw, Server, TestSite};
+use crate::support::{eventually, run, run_tachyon, Raw, Server, TestSite};
 
 fn lines(path: &std::path::Path) -> Vec<String> {
     std::fs::read_to_string(path)
@@ -335,6 +335,13 @@ fn metrics_pass_promtool_and_count_a_known_mix() {
     );
 }
 
+/// True when the workspace is a git checkout (the build stamp needs one).
+fn in_git() -> bool {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.git")
+        .exists()
+}
+
 #[test]
 fn health_readiness_and_status_and_readyz_fails_while_draining() {
     let site = TestSite::new();
@@ -354,6 +361,15 @@ fn health_readiness_and_status_and_readyz_fails_while_draining() {
     assert_eq!(v["generation"], 1);
     assert_eq!(v["draining"], false);
     assert_eq!(v["files_in_memory"], 1);
+    // The build the operator sees is the one `--version` names, build stamp
+    // included (not the package version alone), in /status and the metrics.
+    let version = run_tachyon(["--version"]).stdout;
+    let version = version.trim_end().strip_prefix("tachyon ").unwrap();
+    assert!(version.contains("(sources at ") || !in_git(), "{version}");
+    assert_eq!(v["version"], version);
+    let metrics = admin_get(admin, "/metrics").1;
+    let info = format!("tachyon_build_info{{version=\"{version}\"}} 1");
+    assert!(metrics.contains(&info), "{metrics}");
     // The site's port is not the admin's.
     assert_eq!(server.connect().get("/metrics", "").status, 404);
 
