@@ -56,6 +56,11 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         return Ok(());
     }
     clients::check_installed(&cells)?;
+    if opts.congestion.is_none() {
+        if let Some(warning) = crate::congestion::left_changed() {
+            eprintln!("warning: {warning}");
+        }
+    }
     // Held to the end of the run: dropping it puts the previous one back.
     let _congestion = opts
         .congestion
