@@ -34,11 +34,7 @@ pub struct ForTheRun {
 
 /// Where a run that changed the setting notes the value to put back.
 fn note_path() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(|| PathBuf::from("/tmp"))
-        .join("tachyon-bench/congestion-to-put-back")
+    crate::sources::cache_dir().join("congestion-to-put-back")
 }
 
 /// The value a run that did not end noted, if one did.

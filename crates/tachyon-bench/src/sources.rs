@@ -178,11 +178,17 @@ pub fn sources_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers-src"))
 }
 
-/// Where a build is installed.
-fn install_dir(source: Source) -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
+/// tachyon-bench's folder in the user's cache: `$XDG_CACHE_HOME/tachyon-bench`,
+/// else `~/.cache/tachyon-bench`.
+pub fn cache_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(|| PathBuf::from("/tmp"));
-    cache.join("tachyon-bench/peers").join(source.unpacked())
+        .unwrap_or_else(|| PathBuf::from("/tmp"))
+        .join("tachyon-bench")
+}
+
+/// Where a build is installed.
+fn install_dir(source: Source) -> PathBuf {
+    cache_dir().join("peers").join(source.unpacked())
 }
