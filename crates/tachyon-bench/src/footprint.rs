@@ -65,17 +65,14 @@ fn hold(server: &Running, conns: u32, h2: bool, row: &mut Row) {
     row.client_command =
         format!("(built in) {conns} {kind} connections, one GET / each, held open");
     let tls = server.tls.then(|| client_config(h2));
-    // Each connection with a second handle on its socket, to tell later
-    // whether the server still holds it.
-    let open = || -> std::io::Result<(Box<dyn Send>, TcpStream)> {
+    let open = || -> std::io::Result<Box<dyn Held>> {
         let stream = TcpStream::connect_timeout(&server.addr(), Duration::from_secs(2))?;
-        let socket = stream.try_clone()?;
         stream.set_read_timeout(Some(Duration::from_secs(5)))?;
         // TLS writes its Finished and the request apart: with Nagle the
         // request waited for the server's delayed ACK, 40 ms a connection
         // (2,000 connections took 90 s a server on the 2026-12-02 host).
         stream.set_nodelay(true)?;
-        let conn: Box<dyn Send> = match &tls {
+        Ok(match &tls {
             None if h2 => Box::new(one_h2_request(stream, false)?),
             None => Box::new(one_request(stream)?),
             Some(config) => {
@@ -89,8 +86,7 @@ fn hold(server: &Running, conns: u32, h2: bool, row: &mut Row) {
                     Box::new(one_request(stream)?)
                 }
             }
-        };
-        Ok((conn, socket))
+        })
     };
     // "Without" is a server that has served: a few connections made and
     // closed first, so pools and caches every server fills on its first
@@ -101,7 +97,7 @@ fn hold(server: &Running, conns: u32, h2: bool, row: &mut Row) {
     drop(warm);
     std::thread::sleep(Duration::from_millis(300));
     let rest = proc::rss_bytes(server.pid());
-    let mut held: Vec<(Box<dyn Send>, TcpStream)> = Vec::with_capacity(conns as usize);
+    let mut held: Vec<Box<dyn Held>> = Vec::with_capacity(conns as usize);
     let mut failures = 0u64;
     for _ in 0..conns {
         let attempt = open();
@@ -115,7 +111,7 @@ fn hold(server: &Running, conns: u32, h2: bool, row: &mut Row) {
     // Counted after the reading: a server that closed idle connections
     // while the rest were opened (an idle timeout shorter than the
     // opening) was measured holding fewer than it was given.
-    let open_now = held.iter().filter(|(_, socket)| still_open(socket)).count();
+    let open_now = held.iter().filter(|conn| still_open(conn.socket())).count();
     row.rss_rest_bytes = Some(rest);
     row.rss_loaded_bytes = Some(loaded);
     row.idle_conns_held = Some(open_now as u64);
@@ -198,6 +194,24 @@ fn hold_h3(server: &Running, conns: u32, row: &mut Row) {
         row.problems.push(format!(
             "{held} of {conns} HTTP/3 connections answered before the hold"
         ));
+    }
+}
+
+/// A connection held open, and its socket (one descriptor each: a second
+/// handle would halve the connections a run's open-file limit allows).
+trait Held: Send {
+    fn socket(&self) -> &TcpStream;
+}
+
+impl Held for TcpStream {
+    fn socket(&self) -> &TcpStream {
+        self
+    }
+}
+
+impl Held for StreamOwned<ClientConnection, TcpStream> {
+    fn socket(&self) -> &TcpStream {
+        &self.sock
     }
 }
 
