@@ -8,6 +8,10 @@
 //! are QUIC connections held by `tachyon-bench h3load --hold`, each after
 //! one finished request. "Without" is read after a warm-up of connections
 //! made and closed.
+//!
+//! Invariant: the connections a row says were held are those the server
+//! still held when its memory was read (a server that closes idle ones,
+//! by timeout or to make room, is flagged, not credited with them).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
