@@ -237,26 +237,71 @@ impl Records {
         }
     }
 
-    /// Room [`Records::seal`] needs for `plain` bytes.
+    /// Room [`Records::seal_parts`] needs for `plain` bytes.
     pub fn sealed_len(plain: usize) -> usize {
         plain.div_ceil(MAX_PLAIN).max(1) * OVERHEAD + plain
     }
 
     /// Seals `plain` as application data records into `out`; returns the
-    /// bytes written. Nothing is sealed when refused.
-    pub fn seal(&mut self, plain: &[u8], out: &mut [u8]) -> Result<usize, Refused> {
+    /// bytes written.
+    #[cfg(test)]
+    fn seal(&mut self, plain: &[u8], out: &mut [u8]) -> Result<usize, Refused> {
+        let (_, written) = self.seal_parts(&[plain], usize::MAX, out)?;
+        Ok(written)
+    }
+
+    /// Seals up to `limit` bytes of `parts`, in order, as application
+    /// data records filled to [`MAX_PLAIN`] whatever the parts' bounds:
+    /// each record's plaintext is copied once, from the parts into `out`,
+    /// and sealed where it lies (ring seals only in place; gathering first
+    /// would copy it twice). Returns the plaintext taken and the bytes
+    /// written. Nothing is sealed when refused.
+    pub fn seal_parts<P>(
+        &mut self,
+        parts: &[P],
+        limit: usize,
+        out: &mut [u8],
+    ) -> Result<(usize, usize), Refused>
+    where
+        P: std::ops::Deref<Target = [u8]>,
+    {
+        let total = parts
+            .iter()
+            .map(|part| part.len())
+            .sum::<usize>()
+            .min(limit);
+        if total == 0 {
+            return Ok((0, 0));
+        }
         if self.tx_due() {
             return Err(Refused::KeyDue);
         }
-        let need = Records::sealed_len(plain.len());
+        let need = Records::sealed_len(total);
         if out.len() < need {
             return Err(Refused::Room(need));
         }
-        let mut written = 0;
-        for chunk in plain.chunks(MAX_PLAIN) {
-            written += self.seal_record(APPLICATION_DATA, chunk, &mut out[written..]);
+        let mut parts = parts.iter().map(|part| &part[..]);
+        let mut current: &[u8] = &[];
+        let (mut left, mut written) = (total, 0);
+        while left > 0 {
+            let size = left.min(MAX_PLAIN);
+            let body = &mut out[written + HEADER..written + HEADER + size];
+            let mut filled = 0;
+            while filled < size {
+                if current.is_empty() {
+                    // `total` counted these bytes: the parts hold them.
+                    current = parts.next().unwrap_or_default();
+                    continue;
+                }
+                let n = current.len().min(size - filled);
+                body[filled..filled + n].copy_from_slice(&current[..n]);
+                current = &current[n..];
+                filled += n;
+            }
+            written += self.seal_placed(APPLICATION_DATA, size, &mut out[written..]);
+            left -= size;
         }
-        Ok(written)
+        Ok((total, written))
     }
 
     /// Seals a fatal alert (or `close_notify` when `alert` is `None`).
@@ -292,15 +337,21 @@ impl Records {
 
     /// One record; `out` has room (checked by the callers).
     fn seal_record(&mut self, kind: u8, plain: &[u8], out: &mut [u8]) -> usize {
-        let body = plain.len() + 1 + TAG;
+        out[HEADER..HEADER + plain.len()].copy_from_slice(plain);
+        self.seal_placed(kind, plain.len(), out)
+    }
+
+    /// One record whose `plain` bytes are already in place after the
+    /// header's room; `out` has room (checked by the callers).
+    fn seal_placed(&mut self, kind: u8, plain: usize, out: &mut [u8]) -> usize {
+        let body = plain + 1 + TAG;
         let len = HEADER + body;
         let header = record_header(body);
         out[..HEADER].copy_from_slice(&header);
-        out[HEADER..HEADER + plain.len()].copy_from_slice(plain);
-        out[HEADER + plain.len()] = kind;
+        out[HEADER + plain] = kind;
         let nonce = self.tx.nonce();
         let key = expanded(self.aead, &mut self.tx);
-        let (inner, tag) = out[HEADER..len].split_at_mut(plain.len() + 1);
+        let (inner, tag) = out[HEADER..len].split_at_mut(plain + 1);
         match key.seal_in_place_separate_tag(nonce, aead::Aad::from(header), inner) {
             Ok(sealed) => tag.copy_from_slice(sealed.as_ref()),
             // ring refuses only an input longer than the AEAD's limit
@@ -414,6 +465,56 @@ mod tests {
             assert_eq!(open_all(&mut client, out).unwrap(), body);
             assert_eq!((server.tx.seq, client.rx.seq), (3, 3));
         }
+    }
+
+    #[test]
+    fn parts_are_sealed_as_full_records_whatever_their_bounds() {
+        // HTTP/2's shape: a 9-byte frame header before each 16 KiB of body.
+        let data = pattern_of(2 * MAX_PLAIN + 40);
+        let bounds = [9, MAX_PLAIN, 0, 9, MAX_PLAIN, 9, 13];
+        let mut parts = Vec::new();
+        let mut at = 0;
+        for len in bounds {
+            parts.push(&data[at..at + len]);
+            at += len;
+        }
+        let limit = 2 * MAX_PLAIN + 20;
+        let suite = CipherSuite::TLS13_AES_128_GCM_SHA256;
+        let (mut server, mut client) = pair(suite);
+        let (mut reference, _) = pair(suite);
+        let mut out = vec![0; Records::sealed_len(limit)];
+        let (taken, n) = server.seal_parts(&parts, limit, &mut out).unwrap();
+        assert_eq!((taken, n), (limit, out.len()));
+        // Byte for byte what sealing the joined bytes record by record
+        // gives: full records, the last one short.
+        let mut expected = vec![0; out.len()];
+        let mut written = 0;
+        for chunk in data[..limit].chunks(MAX_PLAIN) {
+            written += reference.seal_record(APPLICATION_DATA, chunk, &mut expected[written..]);
+        }
+        assert_eq!(out, expected);
+        assert_eq!(open_all(&mut client, out).unwrap(), &data[..limit]);
+        assert_eq!(server.tx.seq, 3);
+    }
+
+    #[test]
+    fn parts_without_room_are_refused_and_nothing_is_sealed() {
+        let (mut server, _) = pair(CipherSuite::TLS13_AES_128_GCM_SHA256);
+        let data = pattern_of(MAX_PLAIN + 1);
+        let parts = [&data[..5], &data[5..]];
+        let need = Records::sealed_len(data.len());
+        let mut out = vec![0; need - 1];
+        let refused = server.seal_parts(&parts, usize::MAX, &mut out);
+        assert_eq!(refused, Err(Refused::Room(need)));
+        assert_eq!(server.tx.seq, 0);
+        let none: [&[u8]; 2] = [&[], &[]];
+        assert_eq!(server.seal_parts(&none, usize::MAX, &mut out), Ok((0, 0)));
+    }
+
+    fn pattern_of(len: usize) -> Vec<u8> {
+        (0..len as u32)
+            .map(|i| (i.wrapping_mul(31) >> 2) as u8)
+            .collect()
     }
 
     #[test]

@@ -636,19 +636,19 @@ fn step_records(
 ) -> Stepped {
     let failed = Stepped::Failed { framing: false };
     let buf = match want {
-        Want::Seal(slices, taken, gather) => {
+        Want::Seal(slices, taken, _) => {
             if session.0.tx_due() && update_tx(&mut session, output).is_err() {
                 return failed;
             }
             let records = &mut *session.0;
-            let sealed = seal(slices, gather, output, |plain, out| {
-                records.seal(plain, out).map_err(Need::from)
+            let limit = TLS_COPY_CHUNK as usize;
+            let sealed = output.encode(|out| {
+                let (plain, written) = records.seal_parts(slices, limit, out)?;
+                *taken = plain;
+                Ok::<_, Need>(written)
             });
             return match sealed {
-                Ok(n) => {
-                    *taken = n;
-                    Stepped::Wait
-                }
+                Ok(()) => Stepped::Wait,
                 Err(()) => failed,
             };
         }
