@@ -29,6 +29,7 @@ mod congestion;
 mod floor;
 mod footprint;
 mod h3load;
+mod leftovers;
 mod machine;
 mod peers;
 mod proc;
@@ -399,6 +400,9 @@ fn run_command(args: RunArgs) -> anyhow::Result<()> {
         only: cells,
         congestion,
     };
+    if !plan {
+        stop_left_servers();
+    }
     runner::run(&options)?;
     if plan {
         return Ok(());
@@ -406,7 +410,15 @@ fn run_command(args: RunArgs) -> anyhow::Result<()> {
     report::report(&out)
 }
 
+/// Before a command starts servers: those a killed run left are stopped.
+fn stop_left_servers() {
+    for line in leftovers::stop_left() {
+        eprintln!("tachyon-bench: {line}");
+    }
+}
+
 fn soak_command(args: SoakArgs) -> anyhow::Result<()> {
+    stop_left_servers();
     let SoakArgs {
         servers,
         requests,
@@ -428,6 +440,7 @@ fn soak_command(args: SoakArgs) -> anyhow::Result<()> {
 }
 
 fn abuse_command(args: AbuseArgs) -> anyhow::Result<()> {
+    stop_left_servers();
     let AbuseArgs {
         servers,
         attacks,

@@ -276,6 +276,9 @@ pub struct Running {
     pub tls: bool,
     /// Probed over h2c (an h2c run).
     pub h2c: bool,
+    /// Noted while it runs, for the run after a killed one (dropped after
+    /// `stop`, the field being dropped after `Drop::drop`).
+    _noted: Option<crate::leftovers::Noted>,
 }
 
 impl Running {
@@ -294,7 +297,9 @@ impl Running {
         let binary_bytes = binary_path(peer, env)
             .and_then(|p| std::fs::metadata(p).ok())
             .map(|m| m.len());
+        let noted = crate::leftovers::note(child.id(), peer.name());
         let mut running = Running {
+            _noted: noted,
             peer,
             port,
             child,

@@ -174,6 +174,24 @@ fn ids_in(dir: &str) -> impl Iterator<Item = u32> {
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
 }
 
+/// A process's start time (stat(5) field 22, clock ticks after boot): with
+/// its pid, a name for one process that a reused pid cannot take.
+pub fn start_time(pid: u32) -> Option<u64> {
+    stat_fields(pid)?.get(19)?.parse().ok()
+}
+
+/// The processes of process group `group` (stat(5) field 5), wherever
+/// their parents went.
+pub fn group_members(group: u32) -> Vec<u32> {
+    ids_in("/proc")
+        .filter(|&p| {
+            stat_fields(p)
+                .and_then(|fields| fields.get(2)?.parse::<u32>().ok())
+                .is_some_and(|g| g == group)
+        })
+        .collect()
+}
+
 /// Fields of /proc/PID/stat after the `(comm)` field, which may contain spaces.
 fn stat_fields(pid: u32) -> Option<Vec<String>> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
