@@ -714,7 +714,9 @@ fn deliver(data: &[u8], buf: &mut [u8], filled: &mut usize, plain: &mut Vec<u8>)
     }
 }
 
-/// Seals up to [`TLS_COPY_CHUNK`] bytes of `slices` into `output` as full
+/// For sessions whose records rustls seals (TLS 1.2; a TLS 1.3 session
+/// fills each record from the slices itself, `Records::seal_parts`):
+/// seals up to [`TLS_COPY_CHUNK`] bytes of `slices` into `output` as full
 /// records, whatever the slices' bounds (rustls's `encrypt` takes one
 /// slice): whole records are sealed where they lie, and only a record
 /// that spans slices is gathered by a copy. A response head and a small
