@@ -97,7 +97,7 @@ pub fn build(opts: &BuildOptions) -> anyhow::Result<()> {
     let json = serde_json::json!({
         "site": { "files": files, "bytes": bytes },
         "machine": crate::machine::machine_facts(),
-        "command": std::env::args().collect::<Vec<_>>().join(" "),
+        "command": crate::invocation(),
         "rows": rows,
     });
     let path = opts.out.join("build.json");

@@ -361,6 +361,28 @@ fn parse_servers(names: &[String]) -> anyhow::Result<Vec<peers::Peer>> {
     names.iter().map(|s| peers::Peer::parse(s.trim())).collect()
 }
 
+/// This process's command line as a shell would take it back: a report's
+/// "Command:" line must run as printed (`--cells "1k "`).
+fn invocation() -> String {
+    shell_words(std::env::args())
+}
+
+/// Joins `args` with spaces, single-quoting those a shell would split or
+/// expand.
+fn shell_words(args: impl IntoIterator<Item = String>) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=,:@%+".contains(c);
+    args.into_iter()
+        .map(|a| {
+            if !a.is_empty() && a.chars().all(plain) {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `--workers`, defaulting to one per core.
 fn workers_or_cores(workers: Option<usize>) -> usize {
     workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -393,7 +415,7 @@ fn run_command(args: RunArgs) -> anyhow::Result<()> {
         out: out.clone(),
         workers: workers_or_cores(workers),
         peers_dir: peers.unwrap_or_else(peers::default_peers_dir),
-        command_line: std::env::args().collect::<Vec<_>>().join(" "),
+        command_line: invocation(),
         duration_s: duration,
         resume,
         plan,
@@ -496,6 +518,26 @@ mod tests {
     use clap::CommandFactory;
 
     use super::*;
+
+    #[test]
+    fn a_command_line_prints_as_a_shell_would_take_it_back() {
+        let words = |a: &[&str]| shell_words(a.iter().map(|s| s.to_string()));
+        assert_eq!(
+            words(&[
+                "tachyon-bench",
+                "run",
+                "--servers",
+                "tachyon,nginx",
+                "--out",
+                "/tmp/a-b.c"
+            ]),
+            "tachyon-bench run --servers tachyon,nginx --out /tmp/a-b.c"
+        );
+        assert_eq!(
+            words(&["--cells", "1k ", "64k c1 m100,$HOME", "", "it's"]),
+            r"--cells '1k ' '64k c1 m100,$HOME' '' 'it'\''s'"
+        );
+    }
 
     /// `run --help` lists every suite and server the harness knows.
     #[test]
