@@ -533,8 +533,7 @@ mod tests {
 
     #[test]
     fn slowhttptest_status_is_read_from_its_last_block() {
-        let dir = std::env::temp_dir().join(format!("abuse-log-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = tachyon_testkit::Scratch::new("abuse-log");
         let log = dir.join("s.log");
         std::fs::write(
             &log,

@@ -669,15 +669,18 @@ mod tests {
 
     /// `openssl s_server -www` on an ephemeral loopback port with a fresh
     /// self-signed certificate; killed on drop.
-    struct SServer(std::process::Child, u16, std::path::PathBuf);
+    struct SServer {
+        child: std::process::Child,
+        port: u16,
+        /// Its certificate's folder, removed after it stops.
+        _dir: tachyon_testkit::Scratch,
+    }
 
     impl SServer {
         fn start(name: &str) -> SServer {
             use std::io::BufRead;
-            let dir =
-                std::env::temp_dir().join(format!("tachyon-bench-{name}-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
-            let tls = crate::peers::TlsFiles::make(&dir).unwrap();
+            let dir = tachyon_testkit::Scratch::new(name);
+            let tls = crate::peers::TlsFiles::make(dir.path()).unwrap();
             let mut child = Command::new("openssl")
                 .args(["s_server", "-accept", "127.0.0.1:0", "-www", "-cert"])
                 .arg(&tls.cert)
@@ -696,15 +699,18 @@ mod tests {
                         .map(|p| p.parse().unwrap())
                 })
                 .expect("s_server says where it listens");
-            SServer(child, port, dir)
+            SServer {
+                child,
+                port,
+                _dir: dir,
+            }
         }
     }
 
     impl Drop for SServer {
         fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-            let _ = std::fs::remove_dir_all(&self.2);
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
     }
 
@@ -727,7 +733,7 @@ mod tests {
         let argv: Vec<String> = ["ab", "-q", "-n1"]
             .map(String::from)
             .into_iter()
-            .chain([format!("https://127.0.0.1:{}/", server.1)])
+            .chain([format!("https://127.0.0.1:{}/", server.port)])
             .collect();
         // OpenSSL's own order, which the server takes: what the clients
         // offered before.

@@ -128,15 +128,17 @@ impl Drop for ForTheRun {
 
 #[cfg(test)]
 mod tests {
+    use tachyon_testkit::Scratch;
+
     use super::*;
 
-    /// A stand-in for the sysctl in a folder of the test's own.
-    fn sysctl_file(test: &str, value: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("tachyon-cc-{test}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+    /// A stand-in for the sysctl in a folder of the test's own (removed
+    /// with the folder).
+    fn sysctl_file(value: &str) -> (Scratch, PathBuf) {
+        let dir = Scratch::new("congestion");
         let path = dir.join("tcp_congestion_control");
         std::fs::write(&path, value).unwrap();
-        path
+        (dir, path)
     }
 
     /// The note beside the stand-in.
@@ -146,17 +148,16 @@ mod tests {
 
     #[test]
     fn a_congestion_control_set_for_the_run_is_put_back_when_it_ends() {
-        let path = sysctl_file("put-back", "bbr\n");
+        let (_dir, path) = sysctl_file("bbr\n");
         let run = ForTheRun::set_at(&path, &note(&path), "cubic").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "cubic");
         drop(run);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "bbr");
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 
     #[test]
     fn the_run_after_a_killed_one_puts_back_what_was_there_before_both() {
-        let path = sysctl_file("killed", "bbr\n");
+        let (_dir, path) = sysctl_file("bbr\n");
         let killed = ForTheRun::set_at(&path, &note(&path), "cubic").unwrap();
         assert_eq!(std::fs::read_to_string(note(&path)).unwrap(), "bbr");
         // SIGKILL: no drop, the system left at cubic.
@@ -166,12 +167,11 @@ mod tests {
         drop(next);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "bbr");
         assert!(!note(&path).exists(), "the note outlived a run that ended");
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 
     #[test]
     fn a_name_that_is_not_an_algorithms_is_refused_before_anything_is_written() {
-        let path = sysctl_file("refused", "bbr\n");
+        let (_dir, path) = sysctl_file("bbr\n");
         for bad in ["", "cubic\nreno", "../cubic", "Cubic"] {
             let e = ForTheRun::set_at(&path, &note(&path), bad)
                 .unwrap_err()
@@ -179,12 +179,11 @@ mod tests {
             assert!(e.contains("is not a congestion control's name"), "{e}");
         }
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "bbr\n");
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 
     #[test]
     fn a_system_without_the_setting_is_named_in_the_error() {
-        let path = sysctl_file("unreadable", "bbr\n");
+        let (_dir, path) = sysctl_file("bbr\n");
         // A folder where the file should be: reading it fails as a missing
         // sysctl would.
         let dir = path.parent().unwrap();
@@ -192,6 +191,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("--congestion: reading"), "{e}");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -139,34 +139,13 @@ mod tests {
     use std::process::{Child, Command};
     use std::time::{Duration, Instant};
 
+    use tachyon_testkit::Scratch;
+
     use super::*;
 
-    /// A notes folder of the test's own, removed after it.
-    struct Scratch(PathBuf);
-
-    impl Scratch {
-        fn new(name: &str) -> Scratch {
-            let dir = std::env::temp_dir().join(format!(
-                "tachyon-bench-leftovers-{name}-{}",
-                std::process::id()
-            ));
-            let _ = std::fs::remove_dir_all(&dir);
-            Scratch(dir)
-        }
-
-        fn path(&self) -> &Path {
-            &self.0
-        }
-
-        fn notes(&self) -> usize {
-            std::fs::read_dir(&self.0).map_or(0, |entries| entries.count())
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+    /// The notes left in a test's notes folder.
+    fn notes(dir: &Scratch) -> usize {
+        std::fs::read_dir(dir.path()).map_or(0, |entries| entries.count())
     }
 
     /// A stand-in server: `sh` leading its own group, with a child (once
@@ -224,7 +203,7 @@ mod tests {
 
     #[test]
     fn a_killed_runs_server_and_its_children_are_stopped() {
-        let dir = Scratch::new("killed");
+        let dir = Scratch::new("leftovers-killed");
         let mut leader = server();
         let start = crate::proc::start_time(leader.id()).unwrap();
         assert_eq!(crate::proc::group_members(leader.id()).len(), 2);
@@ -235,32 +214,32 @@ mod tests {
             ["stopped nginx-mainline (2 processes), left running by a run that was killed"]
         );
         assert!(ended(&mut leader));
-        assert_eq!(dir.notes(), 0);
+        assert_eq!(notes(&dir), 0);
     }
 
     #[test]
     fn a_live_runs_servers_are_left_alone() {
-        let dir = Scratch::new("live");
+        let dir = Scratch::new("leftovers-live");
         let leader = server();
         let noted = note_in(dir.path(), leader.id(), "nginx-mainline").unwrap();
         assert!(stop_left_in(dir.path()).is_empty());
         assert_eq!(crate::proc::group_members(leader.id()).len(), 2);
         assert!(noted.path.exists());
         drop(noted);
-        assert_eq!(dir.notes(), 0);
+        assert_eq!(notes(&dir), 0);
         stop(leader);
     }
 
     #[test]
     fn a_group_whose_leader_pid_names_another_process_is_left_alone() {
-        let dir = Scratch::new("reused");
+        let dir = Scratch::new("leftovers-reused");
         let leader = server();
         let start = crate::proc::start_time(leader.id()).unwrap();
         // As if the noted leader had ended and its pid been given to this one.
         write(dir.path(), gone_run(), leader.id(), start + 1);
         assert!(stop_left_in(dir.path()).is_empty());
         assert_eq!(crate::proc::group_members(leader.id()).len(), 2);
-        assert_eq!(dir.notes(), 0);
+        assert_eq!(notes(&dir), 0);
         stop(leader);
     }
 

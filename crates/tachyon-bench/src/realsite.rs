@@ -609,10 +609,9 @@ mod tests {
 
     #[test]
     fn the_app_page_loads_what_a_bundle_would() {
-        let dir = std::env::temp_dir().join(format!("tachyon-app-{}", std::process::id()));
-        generate_app(&dir).unwrap();
-        let page = page_resources(&dir, "index.html").unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
+        let dir = tachyon_testkit::Scratch::new("app");
+        generate_app(dir.path()).unwrap();
+        let page = page_resources(dir.path(), "index.html").unwrap();
         assert_eq!(page[0], "index.html");
         let count = |ext: &str| page.iter().filter(|p| p.ends_with(ext)).count();
         assert_eq!(count(".js"), 4, "{page:?}");

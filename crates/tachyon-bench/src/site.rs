@@ -130,11 +130,10 @@ mod tests {
 
     #[test]
     fn the_script_is_exactly_sized_and_compresses_like_a_real_bundle() {
-        let dir = std::env::temp_dir().join(format!("tachyon-site-{}", std::process::id()));
-        generate(&dir).unwrap();
+        let dir = tachyon_testkit::Scratch::new("site");
+        generate(dir.path()).unwrap();
         let js = std::fs::read(dir.join("assets/app.js")).unwrap();
         let gz = std::fs::read(dir.join("assets/app.js.gz")).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(js.len() as u64, APP_JS_BYTES);
         assert_eq!(size_of(APP_JS), APP_JS_BYTES);
         let ratio = js.len() as f64 / gz.len() as f64;

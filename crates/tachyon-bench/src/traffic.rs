@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn the_input_names_the_server_on_its_first_line_only() {
-        let dir = std::env::temp_dir().join(format!("tachyon-traffic-{}", std::process::id()));
+        let dir = tachyon_testkit::Scratch::new("traffic");
         let traffic = Traffic {
             site: RealSite::App,
             precompressed: false,
@@ -209,10 +209,9 @@ mod tests {
         };
         let paths = vec!["/app/index.html".to_string(), "/app/a.js".to_string()];
         let file = traffic
-            .input_file("https://127.0.0.1:8443", &paths, &dir)
+            .input_file("https://127.0.0.1:8443", &paths, dir.path())
             .unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(text, "https://127.0.0.1:8443/app/index.html\n/app/a.js\n");
     }
 }

@@ -246,11 +246,9 @@ mod tests {
 
     #[test]
     fn a_replica_sharing_the_folder_answers_what_another_shows() {
-        let folder =
-            std::env::temp_dir().join(format!("tachyon-challenges-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&folder);
-        let ordering = Challenges::shared(folder.clone());
-        let other = Challenges::shared(folder.clone());
+        let folder = tachyon_testkit::Scratch::new("challenges");
+        let ordering = Challenges::shared(folder.path().to_path_buf());
+        let other = Challenges::shared(folder.path().to_path_buf());
         ordering.show_http("tok-EN_1", "tok-EN_1.thumb");
         assert_eq!(
             other
@@ -280,6 +278,5 @@ mod tests {
         assert!(other.tls_alpn("other.test").is_none());
         ordering.hide_tls_alpn("site.test");
         assert!(other.tls_alpn("site.test").is_none());
-        let _ = fs::remove_dir_all(&folder);
     }
 }

@@ -368,8 +368,6 @@ mod tests {
     //! The order of decisions, one request at a time against a small site
     //! loaded from a temporary folder.
 
-    use std::path::PathBuf;
-
     use tachyon_http::request::{parse, HeadLimits, Parsed};
     use tachyon_snapshot::{LoadOptions, RedirectRule};
 
@@ -378,17 +376,14 @@ mod tests {
     /// A site: `a.txt` (4 KiB of text, so it gets encoded variants),
     /// `d/index.html`, and a redirect `/old` → `/new`.
     struct Site {
-        dir: PathBuf,
+        /// Removed with the site.
+        _dir: tachyon_testkit::Scratch,
         snapshot: Snapshot,
     }
 
     impl Site {
         fn new(tweak: impl FnOnce(&mut LoadOptions)) -> Site {
-            static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let dir =
-                std::env::temp_dir().join(format!("tachyon-reply-{}-{n}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
+            let dir = tachyon_testkit::Scratch::new("reply");
             std::fs::create_dir_all(dir.join("d")).unwrap();
             std::fs::write(dir.join("a.txt"), "hello text ".repeat(400)).unwrap();
             std::fs::write(dir.join("d/index.html"), "<p>d</p>").unwrap();
@@ -399,8 +394,11 @@ mod tests {
                 ..LoadOptions::default()
             };
             tweak(&mut options);
-            let snapshot = Snapshot::load(&dir, &options).unwrap();
-            Site { dir, snapshot }
+            let snapshot = Snapshot::load(dir.path(), &options).unwrap();
+            Site {
+                _dir: dir,
+                snapshot,
+            }
         }
 
         /// The reply to `request` (a request line and fields, without the
@@ -416,12 +414,6 @@ mod tests {
             let reply = decide(&head, &self.snapshot, &mut Scratch::default());
             let summary = reply.summary(false);
             (summary.status.code(), summary.coding.map(|c| c.token()))
-        }
-    }
-
-    impl Drop for Site {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
 

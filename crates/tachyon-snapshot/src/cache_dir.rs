@@ -202,17 +202,20 @@ fn parse(data: &[u8]) -> Option<bool> {
 
 #[cfg(test)]
 mod tests {
+    use tachyon_testkit::Scratch;
+
     use super::*;
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("tachyon-cache-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        dir
+    /// A cache folder not made yet, in a folder of the test's own.
+    fn cache_dir(name: &str) -> (Scratch, PathBuf) {
+        let scratch = Scratch::new(&format!("cache-{name}"));
+        let dir = scratch.join("cache");
+        (scratch, dir)
     }
 
     #[test]
     fn entries_round_trip_and_a_damaged_one_reads_as_absent() {
-        let dir = temp_dir("round-trip");
+        let (_scratch, dir) = cache_dir("round-trip");
         let cache = CacheDir::open(&dir, 1 << 20).unwrap();
         cache.write(Coding::Br, 7, 100, None, Some(b"compressed"));
         cache.write(Coding::Gzip, 7, 100, None, None);
@@ -230,12 +233,11 @@ mod tests {
         fs::write(&path, bytes).unwrap();
         assert_eq!(cache.read(Coding::Br, 7, 100, None), None);
         assert!(!path.exists(), "a damaged entry is deleted");
-        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn trimming_keeps_the_folder_under_its_bound_oldest_first() {
-        let dir = temp_dir("trim");
+        let (_scratch, dir) = cache_dir("trim");
         let cache = CacheDir::open(&dir, 10_000).unwrap();
         for i in 0..20u128 {
             cache.write(Coding::Br, i, 1, None, Some(&[i as u8; 1000]));
@@ -261,6 +263,5 @@ mod tests {
             cache.read(Coding::Br, 19, 1, None).is_some(),
             "the newest stayed"
         );
-        let _ = fs::remove_dir_all(&dir);
     }
 }

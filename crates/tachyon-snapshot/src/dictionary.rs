@@ -684,8 +684,8 @@ mod tests {
 
     #[test]
     fn the_store_keeps_current_and_bounded_earlier_versions_and_survives_a_restart() {
-        let folder = std::env::temp_dir().join(format!("tachyon-dict-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&folder);
+        let scratch = tachyon_testkit::Scratch::new("dictionary");
+        let folder = scratch.join("versions");
         let policy = DictionaryPolicy {
             enabled: true,
             keep_versions: 2,
@@ -726,6 +726,5 @@ mod tests {
         let sources = again.sources("/app.js", &sha256(&body(5)), 9);
         assert_eq!(sources.len(), 2);
         assert!(!three.exists());
-        let _ = fs::remove_dir_all(&folder);
     }
 }

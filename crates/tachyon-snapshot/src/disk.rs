@@ -421,13 +421,12 @@ impl Drop for DiskBody {
 
 #[cfg(test)]
 mod tests {
+    use tachyon_testkit::Scratch;
+
     use super::*;
 
-    fn temp(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("tachyon-disk-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn temp(name: &str) -> Scratch {
+        Scratch::new(&format!("disk-{name}"))
     }
 
     fn byte_at(body: &DiskBody, offset: u64) -> u8 {
@@ -457,8 +456,6 @@ mod tests {
         assert!(matches!(at("leak"), Err(OpenError::Refused)));
         assert!(matches!(at("fifo"), Err(OpenError::Refused)));
         assert!(matches!(at("gone"), Err(OpenError::Vanished)));
-        std::fs::remove_dir_all(root).unwrap();
-        std::fs::remove_dir_all(outside).unwrap();
     }
 
     #[test]
@@ -476,7 +473,6 @@ mod tests {
         std::fs::write(root.join("f"), "abcdefghij").unwrap();
         assert!(!body.unchanged());
         assert!(changed.load(Ordering::Relaxed));
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -492,7 +488,6 @@ mod tests {
         std::fs::rename(root.join("f.new"), root.join("f")).unwrap();
         assert!(body.unchanged(), "the held inode still has the old bytes");
         assert_eq!(byte_at(&body, 0), b'o');
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -523,7 +518,6 @@ mod tests {
         assert!(body.open().is_err());
         assert!(!body.unchanged());
         assert!(changed.load(Ordering::Relaxed));
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -557,6 +551,5 @@ mod tests {
         assert_ne!(stamp("a").digest(), stamp("b").digest());
         std::fs::write(root.join("b"), "samer").unwrap();
         assert_ne!(stamp("a").digest(), stamp("b").digest());
-        std::fs::remove_dir_all(root).unwrap();
     }
 }

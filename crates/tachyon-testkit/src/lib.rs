@@ -1,7 +1,8 @@
 //! What the end-to-end specs, the server's unit tests and `tachyon-bench`
 //! share to talk to a server they started: a plain HTTP/1.1 response reader
 //! over any buffered stream (here), a TLS client for a self-made
-//! certificate (`tls`), and how headless Chromium is run (`chromium`).
+//! certificate (`tls`), how headless Chromium is run (`chromium`), and a
+//! test's own temporary folder (`scratch`).
 //!
 //! Reads what a server sends, as a client would, and says what went wrong
 //! instead of guessing: a response is a status line, a head and a body
@@ -11,7 +12,10 @@
 use std::io::{BufRead, ErrorKind, Read};
 
 pub mod chromium;
+pub mod scratch;
 pub mod tls;
+
+pub use scratch::Scratch;
 
 /// One response read off the wire.
 #[derive(Debug, Clone, Default)]

@@ -398,15 +398,13 @@ fn page(
 #[cfg(test)]
 mod tests {
     use tachyon_http::encoding::Coding;
+    use tachyon_testkit::Scratch;
 
     use super::*;
     use crate::rules::DictionaryRule;
 
-    fn temp_site(files: &[(&str, &[u8])]) -> PathBuf {
-        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("tachyon-snapshot-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    fn temp_site(files: &[(&str, &[u8])]) -> Scratch {
+        let dir = Scratch::new("snapshot");
         for (name, body) in files {
             let path = dir.join(name);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -440,7 +438,6 @@ mod tests {
             other => panic!("expected redirect, got {other:?}"),
         }
         assert_eq!(snap.stats().files, 3);
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -454,7 +451,6 @@ mod tests {
         assert!(snap.lookup(b"/.env").is_none());
         assert!(snap.lookup(b"/.git/config").is_none());
         assert!(snap.lookup(b"/.well-known/security.txt").is_some());
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -489,8 +485,6 @@ mod tests {
         assert!(never.lookup(b"/lib.js").is_none());
         assert!(never.lookup(b"/alias.txt").is_none());
         assert!(never.lookup(b"/ok.txt").is_some());
-        std::fs::remove_dir_all(root).unwrap();
-        std::fs::remove_dir_all(outside).unwrap();
     }
 
     #[test]
@@ -516,7 +510,6 @@ mod tests {
         assert_ne!(file(&snap, "/small").etag, file(&snap, "/big").etag);
         let head = String::from_utf8(file(&snap, "/small").h1.ok_head().to_vec()).unwrap();
         assert!(head.starts_with("HTTP/1.1 200 OK\r\n") && head.contains("Content-Length: 10\r\n"));
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -552,7 +545,6 @@ mod tests {
             "a sibling over max_file_in_memory is served from disk"
         );
         assert_eq!(snap.stats().bytes_in_memory, (js.len() + 300 + 3) as u64);
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -568,7 +560,6 @@ mod tests {
         assert!(snap.stats().encodings_over_budget > 0);
         let roomy = Snapshot::load(&root, &LoadOptions::default()).unwrap();
         assert_eq!(file(&roomy, "/a.txt").encoded.len(), 3);
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -597,7 +588,6 @@ mod tests {
             "{head}"
         );
         assert!(head.contains("Cache-Control: no-cache\r\n"), "{head}");
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -637,7 +627,6 @@ mod tests {
             "a kind not offered by default, offered by its rule"
         );
         assert_eq!(snap.stats().dictionaries_offered, 2);
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]

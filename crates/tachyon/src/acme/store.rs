@@ -251,13 +251,15 @@ fn write_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use tachyon_testkit::Scratch;
+
     use super::*;
 
-    /// A fresh folder of this test's own.
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("tachyon-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        dir
+    /// A store folder not made yet, in a folder of the test's own.
+    fn scratch(name: &str) -> (Scratch, PathBuf) {
+        let scratch = Scratch::new(name);
+        let dir = scratch.join("acme");
+        (scratch, dir)
     }
 
     fn settings(dir: &Path) -> AcmeSettings {
@@ -273,18 +275,17 @@ mod tests {
 
     #[test]
     fn one_process_holds_the_lock_until_it_drops_it() {
-        let dir = scratch("acme-lock");
+        let (_scratch, dir) = scratch("acme-lock");
         let store = Store::open(&settings(&dir)).unwrap();
         let held = store.lock().unwrap().expect("free at first");
         assert!(store.lock().unwrap().is_none(), "held by the first");
         drop(held);
         assert!(store.lock().unwrap().is_some(), "free again");
-        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn folders_are_private_and_a_missing_certificate_is_none() {
-        let dir = scratch("acme-store");
+        let (_scratch, dir) = scratch("acme-store");
         let store = Store::open(&settings(&dir)).unwrap();
         let mode = fs::metadata(dir.join("a.test"))
             .unwrap()
@@ -297,6 +298,5 @@ mod tests {
             store.certificate().is_err(),
             "garbage is an error, not None"
         );
-        let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -8,22 +8,21 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// A temporary directory removed on drop.
 pub struct TestSite {
     pub root: PathBuf,
+    _folder: tachyon_testkit::Scratch,
 }
 
 impl TestSite {
     pub fn new() -> TestSite {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let root = std::env::temp_dir().join(format!("tachyon-e2e-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(&root).unwrap();
-        TestSite { root }
+        let folder = tachyon_testkit::Scratch::new("e2e");
+        TestSite {
+            root: folder.path().to_path_buf(),
+            _folder: folder,
+        }
     }
 
     /// Writes `body` at `path` (relative), creating directories.
@@ -39,17 +38,11 @@ impl TestSite {
     }
 }
 
-impl Drop for TestSite {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
-
 /// The tachyon binary, running; killed (by its own pid) on drop.
 pub struct Server {
     pub child: Child,
     /// `XDG_CACHE_HOME` for this server, removed when it is dropped.
-    cache_home: PathBuf,
+    cache_home: tachyon_testkit::Scratch,
     pub addr: SocketAddr,
     pub url: String,
     /// Lines the server printed after its URL, stdout and stderr together.
@@ -137,13 +130,8 @@ impl Server {
     fn spawn(mut command: Command) -> Server {
         // A cache folder of its own (unless the spec names one): variants
         // another spec built must not make this one's build a cache hit.
-        static CACHES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let cache_home = std::env::temp_dir().join(format!(
-            "tachyon-e2e-cache-{}-{}",
-            std::process::id(),
-            CACHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        command.env("XDG_CACHE_HOME", &cache_home);
+        let cache_home = tachyon_testkit::Scratch::new("e2e-cache");
+        command.env("XDG_CACHE_HOME", cache_home.path());
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -278,7 +266,6 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.cache_home);
     }
 }
 
