@@ -364,23 +364,7 @@ fn parse_servers(names: &[String]) -> anyhow::Result<Vec<peers::Peer>> {
 /// This process's command line as a shell would take it back: a report's
 /// "Command:" line must run as printed (`--cells "1k "`).
 fn invocation() -> String {
-    shell_words(std::env::args())
-}
-
-/// Joins `args` with spaces, single-quoting those a shell would split or
-/// expand.
-fn shell_words(args: impl IntoIterator<Item = String>) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=,:@%+".contains(c);
-    args.into_iter()
-        .map(|a| {
-            if !a.is_empty() && a.chars().all(plain) {
-                a
-            } else {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    runner::shell_words(std::env::args())
 }
 
 /// `--workers`, defaulting to one per core.
@@ -518,26 +502,6 @@ mod tests {
     use clap::CommandFactory;
 
     use super::*;
-
-    #[test]
-    fn a_command_line_prints_as_a_shell_would_take_it_back() {
-        let words = |a: &[&str]| shell_words(a.iter().map(|s| s.to_string()));
-        assert_eq!(
-            words(&[
-                "tachyon-bench",
-                "run",
-                "--servers",
-                "tachyon,nginx",
-                "--out",
-                "/tmp/a-b.c"
-            ]),
-            "tachyon-bench run --servers tachyon,nginx --out /tmp/a-b.c"
-        );
-        assert_eq!(
-            words(&["--cells", "1k ", "64k c1 m100,$HOME", "", "it's"]),
-            r"--cells '1k ' '64k c1 m100,$HOME' '' 'it'\''s'"
-        );
-    }
 
     /// `run --help` lists every suite and server the harness knows.
     #[test]

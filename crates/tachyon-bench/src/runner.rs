@@ -794,13 +794,17 @@ fn now() -> String {
     httpdate::fmt_http_date(SystemTime::now())
 }
 
-fn shell_words(argv: &[String]) -> String {
-    argv.iter()
+/// Joins `args` with spaces, single-quoting those a shell would split or
+/// expand: a report's commands (its own and each client's) run as printed.
+pub fn shell_words<A: AsRef<str>>(args: impl IntoIterator<Item = A>) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=,:@%+".contains(c);
+    args.into_iter()
         .map(|a| {
-            if a.contains(' ') {
-                format!("'{a}'")
+            let a = a.as_ref();
+            if !a.is_empty() && a.chars().all(plain) {
+                a.to_string()
             } else {
-                a.clone()
+                format!("'{}'", a.replace('\'', r"'\''"))
             }
         })
         .collect::<Vec<_>>()
@@ -828,6 +832,26 @@ mod tests {
             round,
             ..Row::default()
         }
+    }
+
+    #[test]
+    fn a_command_line_prints_as_a_shell_would_take_it_back() {
+        let words = |a: &[&str]| shell_words(a);
+        assert_eq!(
+            words(&[
+                "tachyon-bench",
+                "run",
+                "--servers",
+                "tachyon,nginx",
+                "--out",
+                "/tmp/a-b.c"
+            ]),
+            "tachyon-bench run --servers tachyon,nginx --out /tmp/a-b.c"
+        );
+        assert_eq!(
+            words(&["--cells", "1k ", "64k c1 m100,$HOME", "", "it's"]),
+            r"--cells '1k ' '64k c1 m100,$HOME' '' 'it'\''s'"
+        );
     }
 
     #[test]
