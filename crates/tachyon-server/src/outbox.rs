@@ -367,7 +367,7 @@ impl Outbox {
         let Some((copy, range)) = frozen(&self.parts[self.cursor]) else {
             return false;
         };
-        let Some(mut pipe) = carriers.pipes.take() else {
+        let Some(mut pipe) = carriers.pipes.take(range.len()) else {
             return false;
         };
         match pipe.load(copy, range) {

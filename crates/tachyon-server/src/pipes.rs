@@ -12,19 +12,28 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Bytes a pipe is asked to hold (64 slots of 4 KiB): fewer calls than the
-/// default 64 KiB, as cheap as 1 MiB (bench/results/splice-2026-11-26),
-/// and a user's pipes share a soft limit (`pipe-user-pages-soft`, 64 MiB
-/// here) that 256 KiB leaves room in for [`DEFAULT_CAP`] of them.
+/// Bytes a new pipe is asked to hold (64 slots of 4 KiB): fewer calls than
+/// the default 64 KiB (bench/results/splice-2026-11-26).
 const CAPACITY: usize = 256 * 1024;
 
-/// Empty pipes a worker keeps for the next body rather than closing.
-const IDLE_MAX: usize = 16;
+/// Bytes a pipe is grown to for a longer body (Linux's default
+/// `pipe-max-size`): a 512 KiB body is then one fill and one splice, not
+/// two of each (bench/results/huge-512k-2026-12-03).
+const GROWN: usize = 1024 * 1024;
 
-/// Pipes open in this process, and the most there may be: each is two
-/// descriptors, and descriptors are for connections first. Past the cap a
-/// body is copied from memory into the socket, like a heap body.
+/// Bytes of empty pipes a worker keeps for the next body rather than
+/// closing (16 new pipes, or 4 grown ones).
+const IDLE_BYTES: usize = 16 * CAPACITY;
+
+/// Pipes open in this process, the bytes they were asked to hold, and the
+/// most pipes there may be: each is two descriptors, and descriptors are
+/// for connections first; and a user's pipes share a soft limit
+/// (`pipe-user-pages-soft`, 64 MiB by default) past which the kernel gives
+/// new pipes two pages, so the bytes stay under the cap's worth of new
+/// pipes ([`DEFAULT_CAP`] of them fill it). Past either, a body is copied
+/// from memory into the socket, like a heap body.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+static BYTES: AtomicUsize = AtomicUsize::new(0);
 static CAP: AtomicUsize = AtomicUsize::new(DEFAULT_CAP);
 const DEFAULT_CAP: usize = 256;
 
@@ -39,25 +48,77 @@ pub fn pipes_open() -> usize {
     LIVE.load(Ordering::Relaxed)
 }
 
-/// A counted pipe: closing it gives its place under the cap back.
-pub struct Pipe(tachyon_sys::Pipe);
+/// Adds `n` to `counter` if the sum stays within `max`.
+fn count_in(counter: &AtomicUsize, n: usize, max: usize) -> bool {
+    counter
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
+            (now + n <= max).then_some(now + n)
+        })
+        .is_ok()
+}
+
+/// A counted pipe: closing it gives its place and its bytes under the cap
+/// back.
+pub struct Pipe {
+    pipe: tachyon_sys::Pipe,
+    /// Bytes counted for it in [`BYTES`]: what it was asked to hold.
+    counted: usize,
+}
+
+impl Pipe {
+    /// A new pipe, while the cap has room.
+    fn open() -> Option<Pipe> {
+        let cap = CAP.load(Ordering::Relaxed);
+        if !count_in(&LIVE, 1, cap) {
+            return None;
+        }
+        if !count_in(&BYTES, CAPACITY, cap * CAPACITY) {
+            LIVE.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+        match tachyon_sys::Pipe::new(CAPACITY) {
+            Ok(pipe) => Some(Pipe {
+                pipe,
+                counted: CAPACITY,
+            }),
+            // Out of descriptors or pipe pages: copied instead.
+            Err(_) => {
+                LIVE.fetch_sub(1, Ordering::Relaxed);
+                BYTES.fetch_sub(CAPACITY, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    /// Grows it to [`GROWN`], once, if the bytes fit under the cap. A pipe
+    /// the kernel would not grow (a user past the soft limit) keeps what it
+    /// has and its count, so that it is not asked again.
+    fn grow(&mut self) {
+        let more = GROWN - self.counted;
+        if count_in(&BYTES, more, CAP.load(Ordering::Relaxed) * CAPACITY) {
+            self.counted = GROWN;
+            self.pipe.grow(GROWN);
+        }
+    }
+}
 
 impl Deref for Pipe {
     type Target = tachyon_sys::Pipe;
     fn deref(&self) -> &tachyon_sys::Pipe {
-        &self.0
+        &self.pipe
     }
 }
 
 impl DerefMut for Pipe {
     fn deref_mut(&mut self) -> &mut tachyon_sys::Pipe {
-        &mut self.0
+        &mut self.pipe
     }
 }
 
 impl Drop for Pipe {
     fn drop(&mut self) {
         LIVE.fetch_sub(1, Ordering::Relaxed);
+        BYTES.fetch_sub(self.counted, Ordering::Relaxed);
     }
 }
 
@@ -65,26 +126,26 @@ impl Drop for Pipe {
 #[derive(Default)]
 pub struct Pipes {
     idle: Vec<Pipe>,
+    /// Bytes counted for the pipes in `idle`.
+    idle_bytes: usize,
 }
 
 impl Pipes {
-    /// An empty pipe: a kept one, or a new one while the cap has room.
-    pub fn take(&mut self) -> Option<Pipe> {
-        if let Some(pipe) = self.idle.pop() {
-            return Some(pipe);
-        }
-        LIVE.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |live| {
-            (live < CAP.load(Ordering::Relaxed)).then_some(live + 1)
-        })
-        .ok()?;
-        match tachyon_sys::Pipe::new(CAPACITY) {
-            Ok(pipe) => Some(Pipe(pipe)),
-            Err(_) => {
-                // Out of descriptors or pipe pages: sendfile serves instead.
-                LIVE.fetch_sub(1, Ordering::Relaxed);
-                None
+    /// An empty pipe for a body with `len` bytes left: a kept one, or a new
+    /// one while the cap has room; grown if the body is longer than it
+    /// holds.
+    pub fn take(&mut self, len: usize) -> Option<Pipe> {
+        let mut pipe = match self.idle.pop() {
+            Some(pipe) => {
+                self.idle_bytes -= pipe.counted;
+                pipe
             }
+            None => Pipe::open()?,
+        };
+        if len > pipe.capacity() && pipe.counted < GROWN {
+            pipe.grow();
         }
+        Some(pipe)
     }
 
     /// Takes back a pipe. Only an empty one is kept; one that still holds
@@ -92,8 +153,34 @@ impl Pipes {
     /// that kept someone's bytes must never serve the next connection).
     pub fn give(&mut self, pipe: Pipe) {
         debug_assert_eq!(pipe.held(), 0, "a pipe comes back empty");
-        if pipe.held() == 0 && self.idle.len() < IDLE_MAX {
+        if pipe.held() == 0 && self.idle_bytes + pipe.counted <= IDLE_BYTES {
+            self.idle_bytes += pipe.counted;
             self.idle.push(pipe);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pipe_is_grown_for_a_long_body_once_and_kept_within_the_idle_bytes() {
+        let mut pipes = Pipes::default();
+        let short = pipes.take(100_000).expect("a new pipe");
+        assert_eq!((short.capacity(), short.counted), (CAPACITY, CAPACITY));
+        let long = pipes.take(600_000).expect("a second pipe");
+        assert_eq!((long.capacity(), long.counted), (GROWN, GROWN));
+        pipes.give(long);
+        // A kept grown pipe serves a short body as it is.
+        let again = pipes.take(100);
+        assert_eq!(again.map(|p| p.counted), Some(GROWN));
+        // Four grown pipes fill what a worker keeps; the fifth is closed.
+        let grown: Vec<Pipe> = (0..5).filter_map(|_| pipes.take(GROWN)).collect();
+        assert_eq!(grown.len(), 5);
+        grown.into_iter().for_each(|p| pipes.give(p));
+        assert_eq!((pipes.idle.len(), pipes.idle_bytes), (4, IDLE_BYTES));
+        pipes.give(short);
+        assert_eq!(pipes.idle.len(), 4, "no room for it either");
     }
 }

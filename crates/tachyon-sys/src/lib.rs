@@ -224,11 +224,10 @@ static ARENA_BYTES: AtomicUsize = AtomicUsize::new(0);
 /// pages): arenas start on this boundary so that the kernel can back each
 /// whole 2 MiB of them with one page.
 const HUGE_PAGE: usize = 2 << 20;
-/// Copies shorter than this are packed, several to a 2 MiB arena; longer
-/// ones get an arena of their own. A copy that does not fit what is left of
-/// the current arena starts a new one, so at most this much of each arena
-/// is lost to packing (an eighth).
-const PACK_BELOW: usize = 256 * 1024;
+/// Arenas the packer keeps open at once: a copy goes into the first with
+/// room for it, so a copy too long for one arena's rest does not close it,
+/// and later, shorter copies fill that rest.
+const OPEN_ARENAS: usize = 4;
 
 /// Anonymous memory holding frozen copies: mapped once, 2 MiB-aligned, with
 /// `MADV_HUGEPAGE`; every byte is written once, before the [`Frozen`] that
@@ -362,27 +361,64 @@ impl Drop for Arena {
     }
 }
 
-/// The arena mid-sized copies are packed into, and how much of it is used.
-/// Shared by every thread, so at most one arena is partly used; a range is
-/// reserved under the lock and filled outside it, because the first write
-/// to each 2 MiB page faults it in and the kernel clears it (most of a
-/// build's cost in perf), which threads then do in parallel.
+/// The arenas copies shorter than a huge page are packed into, and how much
+/// of each is used. Shared by every thread, so at most [`OPEN_ARENAS`] are
+/// partly used; a range is reserved under the lock and filled outside it,
+/// because the first write to each 2 MiB page faults it in and the kernel
+/// clears it (most of a build's cost in perf), which threads then do in
+/// parallel.
 struct Packer {
-    arena: Option<Arc<Arena>>,
+    open: Vec<Open>,
+}
+
+/// An arena still taking copies, and the bytes of it reserved so far.
+struct Open {
+    arena: Arc<Arena>,
     used: usize,
 }
 
-static PACKER: std::sync::Mutex<Packer> = std::sync::Mutex::new(Packer {
-    arena: None,
-    used: 0,
-});
+impl Open {
+    fn room(&self) -> usize {
+        self.arena.len - self.used
+    }
+}
+
+impl Packer {
+    /// Reserves `len` bytes (under 2 MiB) in the first open arena with room
+    /// for them, or in a new one; with [`OPEN_ARENAS`] open already, the
+    /// one with the least room is closed first, which bounds what packing
+    /// loses to what no copy that came later fitted into.
+    fn reserve(&mut self, len: usize) -> io::Result<(Arc<Arena>, usize)> {
+        let at = match self.open.iter().position(|open| open.room() >= len) {
+            Some(at) => at,
+            None => {
+                if self.open.len() >= OPEN_ARENAS {
+                    let fullest = (0..self.open.len()).min_by_key(|&at| self.open[at].room());
+                    if let Some(fullest) = fullest {
+                        let closed = self.open.swap_remove(fullest).arena;
+                        closed.full.store(true, Ordering::SeqCst);
+                        closed.seal_when_done();
+                    }
+                }
+                let arena = Arc::new(Arena::map(HUGE_PAGE)?);
+                self.open.push(Open { arena, used: 0 });
+                self.open.len() - 1
+            }
+        };
+        let open = &mut self.open[at];
+        let start = open.used;
+        // The next copy starts on a cache line, so no two share one.
+        open.used = (start + len).next_multiple_of(64).min(open.arena.len);
+        open.arena.writers.fetch_add(1, Ordering::SeqCst);
+        Ok((open.arena.clone(), start))
+    }
+}
+
+static PACKER: std::sync::Mutex<Packer> = std::sync::Mutex::new(Packer { open: Vec::new() });
 
 /// The packer for copies of bodies that outlived a reload (see
 /// [`Cohort::Survivor`]).
-static SURVIVORS: std::sync::Mutex<Packer> = std::sync::Mutex::new(Packer {
-    arena: None,
-    used: 0,
-});
+static SURVIVORS: std::sync::Mutex<Packer> = std::sync::Mutex::new(Packer { open: Vec::new() });
 
 /// Which packed arenas a copy joins: bodies are packed with bodies of
 /// their age, as a generational collector tenures survivors, so that a
@@ -463,7 +499,9 @@ impl AsRef<[u8]> for Frozen {
 /// a large response's cost. Anonymous memory can ask for 2 MiB pages
 /// (`MADV_HUGEPAGE`, honoured when THP is `madvise` or `always`, the
 /// defaults), one walk per 2 MiB (bench/results/hugepages-2026-11-26). So
-/// that a 64 KiB body sits in a huge page too, copies under 256 KiB are packed into shared 2 MiB arenas; longer ones
+/// that every body shorter than 2 MiB sits in a huge page too, those are
+/// packed into shared 2 MiB arenas (an arena of a body's own size under
+/// 2 MiB cannot be one: bench/results/huge-512k-2026-12-03); longer ones
 /// get their own, whose whole 2 MiB blocks are huge pages and whose tail
 /// is 4 KiB pages.
 ///
@@ -476,39 +514,26 @@ pub fn freeze(data: &[u8]) -> io::Result<Frozen> {
 
 /// [`freeze`], packing a short copy with others of `cohort`.
 pub fn freeze_in(data: &[u8], cohort: Cohort) -> io::Result<Frozen> {
-    let (arena, start) = if data.len() >= PACK_BELOW {
+    let packer = match cohort {
+        Cohort::New => &PACKER,
+        Cohort::Survivor => &SURVIVORS,
+    };
+    freeze_with(data, packer)
+}
+
+/// [`freeze`], packing a short copy with `packer`'s.
+fn freeze_with(data: &[u8], packer: &std::sync::Mutex<Packer>) -> io::Result<Frozen> {
+    let (arena, start) = if data.len() >= HUGE_PAGE {
         let arena = Arena::map(data.len().next_multiple_of(rustix::param::page_size()))?;
         arena.fill(0, data);
         arena.seal();
         // Its one copy is all of it: never sparse.
         (Arc::new(arena), 0)
     } else {
-        let (arena, start) = {
-            let packer = match cohort {
-                Cohort::New => &PACKER,
-                Cohort::Survivor => &SURVIVORS,
-            };
-            let mut packer = packer
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            let room = packer.arena.as_ref().map(|a| a.len - packer.used);
-            if room.is_none_or(|room| room < data.len()) {
-                if let Some(full) = packer.arena.take() {
-                    full.full.store(true, Ordering::SeqCst);
-                    full.seal_when_done();
-                }
-                packer.arena = Some(Arc::new(Arena::map(HUGE_PAGE)?));
-                packer.used = 0;
-            }
-            let start = packer.used;
-            let Some(arena) = packer.arena.clone() else {
-                return Err(io::Error::other("no arena to pack into"));
-            };
-            // The next copy starts on a cache line, so no two share one.
-            packer.used = (start + data.len()).next_multiple_of(64).min(arena.len);
-            arena.writers.fetch_add(1, Ordering::SeqCst);
-            (arena, start)
-        };
+        let (arena, start) = packer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .reserve(data.len())?;
         // [start, start + len) is this call's alone: reserved above, and
         // no other call is given it.
         arena.fill(start, data);
@@ -586,6 +611,24 @@ impl Pipe {
         })
     }
 
+    /// Bytes it can hold.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Asks the kernel to let it hold `capacity` bytes; false when it
+    /// would not (past `pipe-max-size`, or a user past the soft limit on
+    /// pipe pages), and it holds what it did.
+    pub fn grow(&mut self, capacity: usize) -> bool {
+        match rustix::pipe::fcntl_setpipe_size(&self.write, capacity) {
+            Ok(size) => {
+                self.capacity = size;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// Bytes in the pipe, not yet passed on.
     pub fn held(&self) -> usize {
         self.held
@@ -651,44 +694,97 @@ mod tests {
         (0..len).map(|i| (i as u8).wrapping_mul(7) ^ seed).collect()
     }
 
-    /// Held by the tests that pack copies: they share the process's packer,
-    /// and one test's copies in another's arena would change its counts.
-    static PACKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    /// A packer of the test's own, so that no other test's copies land in
+    /// its arenas.
+    fn packer() -> std::sync::Mutex<Packer> {
+        std::sync::Mutex::new(Packer { open: Vec::new() })
+    }
+
+    fn same_arena(a: &Frozen, b: &Frozen) -> bool {
+        Arc::ptr_eq(&a.piece.arena, &b.piece.arena)
+    }
 
     #[test]
     fn frozen_copies_keep_their_bytes_packed_or_alone() {
-        let _packing = PACKING.lock().unwrap_or_else(|e| e.into_inner());
+        let packer = packer();
         let small: Vec<Vec<u8>> = (0..40).map(|n| pattern(70_000 + n, n as u8)).collect();
-        let copies: Vec<Frozen> = small.iter().map(|d| freeze(d).unwrap()).collect();
+        let copies: Vec<Frozen> = small
+            .iter()
+            .map(|d| freeze_with(d, &packer).unwrap())
+            .collect();
         let large = pattern(5 << 20, 9);
-        let alone = freeze(&large).unwrap();
+        let alone = freeze_with(&large, &packer).unwrap();
         for (copy, data) in copies.iter().zip(&small) {
             assert!(copy.as_ref() == data.as_slice());
         }
         assert!(alone.as_ref() == large.as_slice());
-        // Packed: 40 copies of ~70 KB in 2 MiB arenas, not one each.
-        // (The first may land at the end of an arena an earlier test began.)
-        let packed = copies
-            .iter()
-            .filter(|c| Arc::ptr_eq(&c.piece.arena, &copies[20].piece.arena));
-        assert!(packed.count() >= 20);
+        // Packed: 40 copies of ~70 KB in two 2 MiB arenas, in order.
+        assert!(copies[..29].iter().all(|c| same_arena(c, &copies[0])));
+        assert!(copies[29..].iter().all(|c| same_arena(c, &copies[29])));
+        assert!(!same_arena(&copies[0], &copies[29]));
+        assert_eq!(copies[1].piece.start, 70_016, "on the next cache line");
+        // Alone: its whole 2 MiB blocks can be huge pages.
+        assert!(!same_arena(&alone, &copies[29]));
         assert_eq!(alone.piece.arena.base.as_ptr() as usize % HUGE_PAGE, 0);
-        assert!(arena_bytes() >= (5 << 20) + HUGE_PAGE);
+        assert!(arena_bytes() >= (5 << 20) + 2 * HUGE_PAGE);
         let empty = freeze(b"").unwrap();
         assert!(empty.as_ref().is_empty());
     }
 
     #[test]
+    fn every_copy_under_2_mib_sits_in_a_huge_page_sized_arena() {
+        let packer = packer();
+        for len in [256 << 10, 512 << 10, (2 << 20) - 1] {
+            let copy = freeze_with(&pattern(len, 1), &packer).unwrap();
+            let arena = &copy.piece.arena;
+            assert_eq!(
+                (arena.len, arena.base.as_ptr() as usize % HUGE_PAGE),
+                (HUGE_PAGE, 0)
+            );
+        }
+        let alone = freeze_with(&pattern(2 << 20, 2), &packer).unwrap();
+        assert_eq!(alone.piece.start, 0);
+        assert_eq!(alone.piece.arena.len, 2 << 20);
+    }
+
+    #[test]
+    fn a_copy_too_long_for_an_arenas_rest_leaves_it_to_shorter_ones() {
+        let packer = packer();
+        let freeze = |len| freeze_with(&pattern(len, 3), &packer).unwrap();
+        let a = freeze(1_500_000);
+        let b = freeze(1_000_000);
+        assert!(!same_arena(&a, &b), "b does not fit a's rest");
+        let c = freeze(500_000);
+        assert!(same_arena(&a, &c), "c does");
+        assert_eq!(c.piece.start, 1_500_032);
+        // With four arenas open, a copy that fits none closes the fullest
+        // (a's, 97,152 bytes left).
+        let _d = freeze(1_900_000);
+        let _e = freeze(1_900_000);
+        assert!(!a.piece.arena.full.load(Ordering::SeqCst));
+        let _f = freeze(1_900_000);
+        assert!(a.piece.arena.full.load(Ordering::SeqCst));
+        assert!(!b.piece.arena.full.load(Ordering::SeqCst));
+        assert_eq!(packer.lock().unwrap().open.len(), OPEN_ARENAS);
+    }
+
+    #[test]
     fn a_copy_left_nearly_alone_in_a_full_arena_is_sparse() {
-        let _packing = PACKING.lock().unwrap_or_else(|e| e.into_inner());
+        let packer = packer();
         let data: Vec<Vec<u8>> = (0..50).map(|n| pattern(100_000, n)).collect();
-        let mut copies: Vec<Frozen> = data.iter().map(|d| freeze(d).unwrap()).collect();
-        // Twenty of 100 kB fill a 2 MiB arena: whichever arena the packer
-        // was partway through, the 26th copy lands in one of this test's
-        // twenty, which later copies left full.
+        let mut copies: Vec<Frozen> = data
+            .iter()
+            .map(|d| freeze_with(d, &packer).unwrap())
+            .collect();
+        // Twenty of 100 kB fill a 2 MiB arena: the 26th copy is in the
+        // second, with copies 20 to 39.
         let first = copies[25].clone();
-        let in_first = |c: &Frozen| Arc::ptr_eq(&c.piece.arena, &first.piece.arena);
-        assert!(copies.iter().filter(|c| in_first(c)).count() >= 15);
+        let in_first = |c: &Frozen| same_arena(c, &first);
+        assert_eq!(copies.iter().filter(|c| in_first(c)).count(), 20);
+        // Copies that fit no open arena close the two full ones.
+        let _long: Vec<Frozen> = (0..3)
+            .map(|n| freeze_with(&pattern(1_900_000, n), &packer).unwrap())
+            .collect();
         assert!(!first.is_sparse(), "every copy in it is alive");
         // A clone is the same copy: dropping it changes nothing.
         drop(first.clone());
@@ -699,20 +795,22 @@ mod tests {
         assert!(first.is_sparse());
         assert!(first.as_ref() == data[25].as_slice());
         // A copy alone in its own arena never is.
-        let alone = freeze(&pattern(PACK_BELOW, 3)).unwrap();
+        let alone = freeze_with(&pattern(HUGE_PAGE, 3), &packer).unwrap();
         assert!(!alone.is_sparse());
         // Copied again as a survivor, it is packed apart from new copies.
         let survivor = freeze_in(first.as_ref(), Cohort::Survivor).unwrap();
         let newer = freeze(&data[1]).unwrap();
         assert!(survivor.as_ref() == data[25].as_slice());
-        assert!(!Arc::ptr_eq(&survivor.piece.arena, &newer.piece.arena));
+        assert!(!same_arena(&survivor, &newer));
     }
 
     #[test]
     fn a_pipe_carries_a_frozen_range_in_order_and_counts_it() {
         let copy = freeze(&(0..=255u8).cycle().take(300_000).collect::<Vec<u8>>()).unwrap();
         let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
-        let mut pipe = Pipe::new(256 * 1024).unwrap();
+        let mut pipe = Pipe::new(64 * 1024).unwrap();
+        assert!(pipe.grow(256 * 1024));
+        assert_eq!(pipe.capacity(), 256 * 1024);
         let mut sent = 1000;
         let mut got = Vec::new();
         while sent < 250_000 || pipe.held() > 0 {
