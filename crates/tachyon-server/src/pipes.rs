@@ -1,7 +1,7 @@
 //! The pipes that carry frozen bodies to sockets without a copy
 //! (`tachyon_sys::Pipe`: `vmsplice` from the copy, `splice` to the
-//! socket), a pool of empty ones per worker, and the process-wide count of
-//! pipes that keeps their descriptors within a budget.
+//! socket), a pool of empty ones per worker, and the process-wide counts
+//! that keep their descriptors and their pages within budgets.
 //!
 //! Owns the pipes' lifetimes, not what they carry: the outbox decides what
 //! goes in and out. Invariant: a pipe in a pool is empty. A pipe holding
@@ -25,17 +25,19 @@ const GROWN: usize = 1024 * 1024;
 /// closing (16 new pipes, or 4 grown ones).
 const IDLE_BYTES: usize = 16 * CAPACITY;
 
-/// Pipes open in this process, the bytes they were asked to hold, and the
-/// most pipes there may be: each is two descriptors, and descriptors are
-/// for connections first; and a user's pipes share a soft limit
-/// (`pipe-user-pages-soft`, 64 MiB by default) past which the kernel gives
-/// new pipes two pages, so the bytes stay under the cap's worth of new
-/// pipes ([`DEFAULT_CAP`] of them fill it). Past either, a body is copied
-/// from memory into the socket, like a heap body.
+/// Pipes open in this process and the most there may be: each is two
+/// descriptors, and descriptors are for connections first. Past the cap a
+/// body is copied from memory into the socket, like a heap body.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
-static BYTES: AtomicUsize = AtomicUsize::new(0);
 static CAP: AtomicUsize = AtomicUsize::new(DEFAULT_CAP);
 const DEFAULT_CAP: usize = 256;
+
+/// Bytes the open pipes were asked to hold, and the most: a user's pipes
+/// share a soft limit (`pipe-user-pages-soft`, 64 MiB by default) past
+/// which the kernel gives new pipes two pages. Grown pipes take at most
+/// half of it, so that the other half always has room for new ones.
+static BYTES: AtomicUsize = AtomicUsize::new(0);
+const MAX_BYTES: usize = 64 << 20;
 
 /// Sets how many pipes the process may hold open (the binary derives it
 /// from the open-file limit).
@@ -72,7 +74,7 @@ impl Pipe {
         if !count_in(&LIVE, 1, cap) {
             return None;
         }
-        if !count_in(&BYTES, CAPACITY, cap * CAPACITY) {
+        if !count_in(&BYTES, CAPACITY, MAX_BYTES) {
             LIVE.fetch_sub(1, Ordering::Relaxed);
             return None;
         }
@@ -90,12 +92,13 @@ impl Pipe {
         }
     }
 
-    /// Grows it to [`GROWN`], once, if the bytes fit under the cap. A pipe
-    /// the kernel would not grow (a user past the soft limit) keeps what it
-    /// has and its count, so that it is not asked again.
+    /// Grows it to [`GROWN`], once, while the bytes stay within half of
+    /// [`MAX_BYTES`]. A pipe the kernel would not grow (a user past the
+    /// soft limit) keeps what it has and its count, so that it is not asked
+    /// again.
     fn grow(&mut self) {
         let more = GROWN - self.counted;
-        if count_in(&BYTES, more, CAP.load(Ordering::Relaxed) * CAPACITY) {
+        if count_in(&BYTES, more, MAX_BYTES / 2) {
             self.counted = GROWN;
             self.pipe.grow(GROWN);
         }

@@ -224,11 +224,6 @@ static ARENA_BYTES: AtomicUsize = AtomicUsize::new(0);
 /// pages): arenas start on this boundary so that the kernel can back each
 /// whole 2 MiB of them with one page.
 const HUGE_PAGE: usize = 2 << 20;
-/// Arenas the packer keeps open at once: a copy goes into the first with
-/// room for it, so a copy too long for one arena's rest does not close it,
-/// and later, shorter copies fill that rest.
-const OPEN_ARENAS: usize = 4;
-
 /// Anonymous memory holding frozen copies: mapped once, 2 MiB-aligned, with
 /// `MADV_HUGEPAGE`; every byte is written once, before the [`Frozen`] that
 /// covers it exists, and never again; unmapped when the last copy in it is
@@ -361,64 +356,60 @@ impl Drop for Arena {
     }
 }
 
-/// The arenas copies shorter than a huge page are packed into, and how much
-/// of each is used. Shared by every thread, so at most [`OPEN_ARENAS`] are
-/// partly used; a range is reserved under the lock and filled outside it,
-/// because the first write to each 2 MiB page faults it in and the kernel
-/// clears it (most of a build's cost in perf), which threads then do in
-/// parallel.
+/// The arena copies shorter than a huge page are packed into, and how much
+/// of it is used. Shared by every thread, so at most one arena is partly
+/// used; a range is reserved under the lock and filled outside it, because
+/// the first write to each 2 MiB page faults it in and the kernel clears it
+/// (most of a build's cost in perf), which threads then do in parallel.
 struct Packer {
-    open: Vec<Open>,
-}
-
-/// An arena still taking copies, and the bytes of it reserved so far.
-struct Open {
-    arena: Arc<Arena>,
+    arena: Option<Arc<Arena>>,
     used: usize,
 }
 
-impl Open {
-    fn room(&self) -> usize {
-        self.arena.len - self.used
-    }
-}
-
 impl Packer {
-    /// Reserves `len` bytes (under 2 MiB) in the first open arena with room
-    /// for them, or in a new one; with [`OPEN_ARENAS`] open already, the
-    /// one with the least room is closed first, which bounds what packing
-    /// loses to what no copy that came later fitted into.
+    /// Reserves `len` bytes (under 2 MiB) in the current arena, or, when
+    /// they do not fit, in a new one; of the two, the one with more room
+    /// left stays current and the other is closed. So what packing loses
+    /// is under a copy's length a closed arena: under 256 KiB (an eighth)
+    /// while copies are shorter than that, under 1 MiB when one is longer.
     fn reserve(&mut self, len: usize) -> io::Result<(Arc<Arena>, usize)> {
-        let at = match self.open.iter().position(|open| open.room() >= len) {
-            Some(at) => at,
-            None => {
-                if self.open.len() >= OPEN_ARENAS {
-                    let fullest = (0..self.open.len()).min_by_key(|&at| self.open[at].room());
-                    if let Some(fullest) = fullest {
-                        let closed = self.open.swap_remove(fullest).arena;
-                        closed.full.store(true, Ordering::SeqCst);
-                        closed.seal_when_done();
-                    }
-                }
-                let arena = Arc::new(Arena::map(HUGE_PAGE)?);
-                self.open.push(Open { arena, used: 0 });
-                self.open.len() - 1
+        let room = self.arena.as_ref().map_or(0, |arena| arena.len - self.used);
+        if len > room {
+            let fresh = Arc::new(Arena::map(HUGE_PAGE)?);
+            if HUGE_PAGE - len <= room {
+                // The current arena keeps its room for shorter copies.
+                fresh.writers.fetch_add(1, Ordering::SeqCst);
+                fresh.full.store(true, Ordering::SeqCst);
+                return Ok((fresh, 0));
             }
+            if let Some(full) = self.arena.replace(fresh) {
+                full.full.store(true, Ordering::SeqCst);
+                full.seal_when_done();
+            }
+            self.used = 0;
+        }
+        let Some(arena) = self.arena.clone() else {
+            return Err(io::Error::other("no arena to pack into"));
         };
-        let open = &mut self.open[at];
-        let start = open.used;
+        let start = self.used;
         // The next copy starts on a cache line, so no two share one.
-        open.used = (start + len).next_multiple_of(64).min(open.arena.len);
-        open.arena.writers.fetch_add(1, Ordering::SeqCst);
-        Ok((open.arena.clone(), start))
+        self.used = (start + len).next_multiple_of(64).min(arena.len);
+        arena.writers.fetch_add(1, Ordering::SeqCst);
+        Ok((arena, start))
     }
 }
 
-static PACKER: std::sync::Mutex<Packer> = std::sync::Mutex::new(Packer { open: Vec::new() });
+static PACKER: std::sync::Mutex<Packer> = std::sync::Mutex::new(Packer {
+    arena: None,
+    used: 0,
+});
 
 /// The packer for copies of bodies that outlived a reload (see
 /// [`Cohort::Survivor`]).
-static SURVIVORS: std::sync::Mutex<Packer> = std::sync::Mutex::new(Packer { open: Vec::new() });
+static SURVIVORS: std::sync::Mutex<Packer> = std::sync::Mutex::new(Packer {
+    arena: None,
+    used: 0,
+});
 
 /// Which packed arenas a copy joins: bodies are packed with bodies of
 /// their age, as a generational collector tenures survivors, so that a
@@ -697,7 +688,10 @@ mod tests {
     /// A packer of the test's own, so that no other test's copies land in
     /// its arenas.
     fn packer() -> std::sync::Mutex<Packer> {
-        std::sync::Mutex::new(Packer { open: Vec::new() })
+        std::sync::Mutex::new(Packer {
+            arena: None,
+            used: 0,
+        })
     }
 
     fn same_arena(a: &Frozen, b: &Frozen) -> bool {
@@ -748,24 +742,26 @@ mod tests {
     }
 
     #[test]
-    fn a_copy_too_long_for_an_arenas_rest_leaves_it_to_shorter_ones() {
+    fn of_two_arenas_the_one_with_more_room_stays_current() {
         let packer = packer();
         let freeze = |len| freeze_with(&pattern(len, 3), &packer).unwrap();
+        let full = |copy: &Frozen| copy.piece.arena.full.load(Ordering::SeqCst);
         let a = freeze(1_500_000);
+        // b does not fit a's rest (597,120 bytes) and leaves more in its
+        // own arena (1,097,152): that one is current, a's closed.
         let b = freeze(1_000_000);
-        assert!(!same_arena(&a, &b), "b does not fit a's rest");
+        assert!(!same_arena(&a, &b));
+        assert!(full(&a) && !full(&b));
         let c = freeze(500_000);
-        assert!(same_arena(&a, &c), "c does");
-        assert_eq!(c.piece.start, 1_500_032);
-        // With four arenas open, a copy that fits none closes the fullest
-        // (a's, 97,152 bytes left).
-        let _d = freeze(1_900_000);
-        let _e = freeze(1_900_000);
-        assert!(!a.piece.arena.full.load(Ordering::SeqCst));
-        let _f = freeze(1_900_000);
-        assert!(a.piece.arena.full.load(Ordering::SeqCst));
-        assert!(!b.piece.arena.full.load(Ordering::SeqCst));
-        assert_eq!(packer.lock().unwrap().open.len(), OPEN_ARENAS);
+        assert!(same_arena(&b, &c));
+        // d would leave less in a new arena (197,152) than b's has
+        // (597,120): it sits alone in a closed one, b's stays current.
+        let d = freeze(1_900_000);
+        assert!(full(&d) && !full(&b));
+        assert_eq!(d.piece.start, 0);
+        let e = freeze(597_120);
+        assert!(same_arena(&b, &e), "the rest of b's arena, to the byte");
+        assert_eq!(e.piece.start, 1_500_032);
     }
 
     #[test]
@@ -781,10 +777,6 @@ mod tests {
         let first = copies[25].clone();
         let in_first = |c: &Frozen| same_arena(c, &first);
         assert_eq!(copies.iter().filter(|c| in_first(c)).count(), 20);
-        // Copies that fit no open arena close the two full ones.
-        let _long: Vec<Frozen> = (0..3)
-            .map(|n| freeze_with(&pattern(1_900_000, n), &packer).unwrap())
-            .collect();
         assert!(!first.is_sparse(), "every copy in it is alive");
         // A clone is the same copy: dropping it changes nothing.
         drop(first.clone());

@@ -221,10 +221,10 @@ fn large_bodies_are_frozen_copies_served_byte_for_byte() {
         2.0,
         "big.bin and mid.bin, not small.bin, are frozen copies"
     );
-    // mid.bin is packed into a 2 MiB arena; big.bin (1 MiB) has its own.
+    // Both are packed into one 2 MiB arena (big.bin is 1 MiB).
     assert_eq!(
         metric(&metrics, "tachyon_frozen_arena_bytes"),
-        f64::from(3u32 << 20)
+        f64::from(2u32 << 20)
     );
     if huge_pages_on_request() {
         // The packed arena is one huge page (the only memory this process
