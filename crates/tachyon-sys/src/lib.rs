@@ -368,13 +368,15 @@ struct Packer {
 
 impl Packer {
     /// Reserves `len` bytes (under 2 MiB) in the current arena, or, when
-    /// they do not fit, in a new one; of the two, the one with more room
-    /// left stays current and the other is closed. So what packing loses
-    /// is under a copy's length a closed arena: under 256 KiB (an eighth)
-    /// while copies are shorter than that, under 1 MiB when one is longer.
+    /// there is none or they do not fit, in a new one; of the two, the one
+    /// with more room left stays current and the other is closed. So a
+    /// closed arena's unused rest is shorter than the copy that closed it
+    /// (under 256 KiB, an eighth, while copies are shorter than that) and
+    /// never more than 1 MiB.
     fn reserve(&mut self, len: usize) -> io::Result<(Arc<Arena>, usize)> {
-        let room = self.arena.as_ref().map_or(0, |arena| arena.len - self.used);
-        if len > room {
+        let room = self.arena.as_ref().map(|arena| arena.len - self.used);
+        if room.is_none_or(|room| len > room) {
+            let room = room.unwrap_or(0);
             let fresh = Arc::new(Arena::map(HUGE_PAGE)?);
             if HUGE_PAGE - len <= room {
                 // The current arena keeps its room for shorter copies.
@@ -739,6 +741,9 @@ mod tests {
         let alone = freeze_with(&pattern(2 << 20, 2), &packer).unwrap();
         assert_eq!(alone.piece.start, 0);
         assert_eq!(alone.piece.arena.len, 2 << 20);
+        // An empty copy is the first into a packer of its own too.
+        let empty = freeze_with(b"", &self::packer()).unwrap();
+        assert!(empty.as_ref().is_empty());
     }
 
     #[test]
