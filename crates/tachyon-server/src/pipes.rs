@@ -129,8 +129,6 @@ impl Drop for Pipe {
 #[derive(Default)]
 pub struct Pipes {
     idle: Vec<Pipe>,
-    /// Bytes counted for the pipes in `idle`.
-    idle_bytes: usize,
 }
 
 impl Pipes {
@@ -139,10 +137,7 @@ impl Pipes {
     /// holds.
     pub fn take(&mut self, len: usize) -> Option<Pipe> {
         let mut pipe = match self.idle.pop() {
-            Some(pipe) => {
-                self.idle_bytes -= pipe.counted;
-                pipe
-            }
+            Some(pipe) => pipe,
             None => Pipe::open()?,
         };
         if len > pipe.capacity() && pipe.counted < GROWN {
@@ -156,10 +151,14 @@ impl Pipes {
     /// that kept someone's bytes must never serve the next connection).
     pub fn give(&mut self, pipe: Pipe) {
         debug_assert_eq!(pipe.held(), 0, "a pipe comes back empty");
-        if pipe.held() == 0 && self.idle_bytes + pipe.counted <= IDLE_BYTES {
-            self.idle_bytes += pipe.counted;
+        if pipe.held() == 0 && self.idle_bytes() + pipe.counted <= IDLE_BYTES {
             self.idle.push(pipe);
         }
+    }
+
+    /// Bytes counted for the kept pipes (at most 16 of them).
+    fn idle_bytes(&self) -> usize {
+        self.idle.iter().map(|pipe| pipe.counted).sum()
     }
 }
 
@@ -182,7 +181,7 @@ mod tests {
         let grown: Vec<Pipe> = (0..5).filter_map(|_| pipes.take(GROWN)).collect();
         assert_eq!(grown.len(), 5);
         grown.into_iter().for_each(|p| pipes.give(p));
-        assert_eq!((pipes.idle.len(), pipes.idle_bytes), (4, IDLE_BYTES));
+        assert_eq!((pipes.idle.len(), pipes.idle_bytes()), (4, IDLE_BYTES));
         pipes.give(short);
         assert_eq!(pipes.idle.len(), 4, "no room for it either");
     }
