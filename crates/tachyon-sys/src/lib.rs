@@ -217,13 +217,19 @@ fn socket_int(fd: RawFd, name: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
-/// Bytes mapped for arenas, for `/metrics`.
+/// Bytes of arenas that copies reach (whole huge pages), for `/metrics`.
 static ARENA_BYTES: AtomicUsize = AtomicUsize::new(0);
 
 /// The size of a transparent huge page on x86-64 and arm64 (4 KiB base
 /// pages): arenas start on this boundary so that the kernel can back each
 /// whole 2 MiB of them with one page.
 const HUGE_PAGE: usize = 2 << 20;
+/// The address space of a packed arena: copies are laid end to end across
+/// its huge pages, and one that does not fit the rest closes it, so what a
+/// closed arena leaves unused is shorter than that copy (under 2 MiB, a
+/// sixteenth). Pages no copy reaches are never touched, so the open
+/// arena's rest costs address space, not memory.
+const PACKED_ARENA: usize = 16 * HUGE_PAGE;
 /// Anonymous memory holding frozen copies: mapped once, 2 MiB-aligned, with
 /// `MADV_HUGEPAGE`; every byte is written once, before the [`Frozen`] that
 /// covers it exists, and never again; unmapped when the last copy in it is
@@ -231,6 +237,9 @@ const HUGE_PAGE: usize = 2 << 20;
 struct Arena {
     base: std::ptr::NonNull<u8>,
     len: usize,
+    /// Bytes from the start to the end of the last huge page a reserved
+    /// range reaches: what the arena counts in [`ARENA_BYTES`].
+    reached: AtomicUsize,
     /// Copies being written into it (each range reserved under the
     /// packer's lock, filled outside it).
     writers: AtomicUsize,
@@ -292,15 +301,22 @@ impl Arena {
             // 4 KiB pages, which serve the same bytes.
             libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
         }
-        ARENA_BYTES.fetch_add(len, Ordering::Relaxed);
         Ok(Arena {
             base: std::ptr::NonNull::new(aligned as *mut u8)
                 .ok_or_else(|| io::Error::other("mmap returned null"))?,
             len,
+            reached: AtomicUsize::new(0),
             writers: AtomicUsize::new(0),
             full: AtomicBool::new(false),
             live: AtomicUsize::new(0),
         })
+    }
+
+    /// Counts the huge pages up to `end` in [`ARENA_BYTES`], once each.
+    fn reach(&self, end: usize) {
+        let end = end.next_multiple_of(HUGE_PAGE).min(self.len);
+        let before = self.reached.fetch_max(end, Ordering::Relaxed);
+        ARENA_BYTES.fetch_add(end.saturating_sub(before), Ordering::Relaxed);
     }
 
     /// Copies `data` in at `at`.
@@ -345,7 +361,7 @@ impl Arena {
 
 impl Drop for Arena {
     fn drop(&mut self) {
-        ARENA_BYTES.fetch_sub(self.len, Ordering::Relaxed);
+        ARENA_BYTES.fetch_sub(self.reached.load(Ordering::Relaxed), Ordering::Relaxed);
         // SAFETY: the last `Frozen` into this arena is gone (each holds an
         // `Arc` of it) and the packer no longer holds it, so nothing reads
         // or writes the range. Pages a pipe or socket still references are
@@ -367,37 +383,50 @@ struct Packer {
 }
 
 impl Packer {
-    /// Reserves `len` bytes (under 2 MiB) in the current arena, or, when
-    /// there is none or they do not fit, in a new one; of the two, the one
-    /// with more room left stays current and the other is closed. So a
-    /// closed arena's unused rest is shorter than the copy that closed it
-    /// (under 256 KiB, an eighth, while copies are shorter than that) and
-    /// never more than 1 MiB.
+    /// Reserves `len` bytes (under 2 MiB) after the last copy in the
+    /// current arena, or, when there is none or they do not fit its rest,
+    /// at the start of a new one, closing the old.
     fn reserve(&mut self, len: usize) -> io::Result<(Arc<Arena>, usize)> {
-        let room = self.arena.as_ref().map(|arena| arena.len - self.used);
-        if room.is_none_or(|room| len > room) {
-            let room = room.unwrap_or(0);
-            let fresh = Arc::new(Arena::map(HUGE_PAGE)?);
-            if HUGE_PAGE - len <= room {
-                // The current arena keeps its room for shorter copies.
-                fresh.writers.fetch_add(1, Ordering::SeqCst);
-                fresh.full.store(true, Ordering::SeqCst);
-                return Ok((fresh, 0));
+        let arena = match &self.arena {
+            Some(arena) if len <= arena.len - self.used => Arc::clone(arena),
+            _ => {
+                let fresh = Arc::new(Arena::map(PACKED_ARENA)?);
+                self.close();
+                self.arena = Some(Arc::clone(&fresh));
+                fresh
             }
-            if let Some(full) = self.arena.replace(fresh) {
-                full.full.store(true, Ordering::SeqCst);
-                full.seal_when_done();
-            }
-            self.used = 0;
-        }
-        let Some(arena) = self.arena.clone() else {
-            return Err(io::Error::other("no arena to pack into"));
         };
         let start = self.used;
         // The next copy starts on a cache line, so no two share one.
         self.used = (start + len).next_multiple_of(64).min(arena.len);
+        arena.reach(start + len);
         arena.writers.fetch_add(1, Ordering::SeqCst);
         Ok((arena, start))
+    }
+
+    /// Lets go of the current arena: no more copies are packed into it,
+    /// and it is made read-only once the last being written is done.
+    fn close(&mut self) {
+        if let Some(full) = self.arena.take() {
+            full.full.store(true, Ordering::SeqCst);
+            full.seal_when_done();
+        }
+        self.used = 0;
+    }
+}
+
+/// Closes the arenas copies are being packed into, at the end of a build:
+/// the next build packs into new ones, so that an arena holds one
+/// generation's copies and goes with it (bodies a reload keeps are seen to
+/// by [`Frozen::is_sparse`]) rather than staying open, up to 32 MiB of
+/// copies of every generation since, while any is alive. Each close can
+/// leave up to 2 MiB of its last huge page unused.
+pub fn close_arenas() {
+    for packer in [&PACKER, &SURVIVORS] {
+        packer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .close();
     }
 }
 
@@ -454,10 +483,11 @@ impl std::fmt::Debug for Frozen {
 }
 
 impl Frozen {
-    /// Whether this copy sits in a packed arena that is full and more than
-    /// half dead: an arena lives while any copy in it does, so one body a
-    /// reload keeps (unchanged files share their copy across generations)
-    /// would pin up to 2 MiB of bodies that are gone. A build copies such
+    /// Whether this copy sits in a packed arena that is closed and more
+    /// than half dead (of the huge pages its copies reach): an arena lives
+    /// while any copy in it does, so one body a reload keeps (unchanged
+    /// files share their copy across generations) would pin up to 32 MiB
+    /// of bodies that are gone. A build copies such
     /// a body afresh among the other survivors ([`Cohort::Survivor`])
     /// instead of sharing it, and the arena goes with the generation
     /// before: what reloads leave behind stays under half of each arena,
@@ -465,7 +495,8 @@ impl Frozen {
     /// only moves the pin to the next arena.)
     pub fn is_sparse(&self) -> bool {
         let arena = &self.piece.arena;
-        arena.full.load(Ordering::SeqCst) && arena.live.load(Ordering::Relaxed) * 2 < arena.len
+        arena.full.load(Ordering::SeqCst)
+            && arena.live.load(Ordering::Relaxed) * 2 < arena.reached.load(Ordering::Relaxed)
     }
 }
 
@@ -492,11 +523,12 @@ impl AsRef<[u8]> for Frozen {
 /// a large response's cost. Anonymous memory can ask for 2 MiB pages
 /// (`MADV_HUGEPAGE`, honoured when THP is `madvise` or `always`, the
 /// defaults), one walk per 2 MiB (bench/results/hugepages-2026-11-26). So
-/// that every body shorter than 2 MiB sits in a huge page too, those are
-/// packed into shared 2 MiB arenas (an arena of a body's own size under
-/// 2 MiB cannot be one: bench/results/huge-512k-2026-12-03); longer ones
-/// get their own, whose whole 2 MiB blocks are huge pages and whose tail
-/// is 4 KiB pages.
+/// that every body shorter than 2 MiB sits in huge pages too, those are
+/// packed end to end into shared 32 MiB arenas (an arena of a body's own
+/// size under 2 MiB cannot be one: bench/results/huge-512k-2026-12-03;
+/// whole 2 MiB arenas lost up to a seventh of a site of 300 KB bodies to
+/// their rests); longer ones get their own, whose whole 2 MiB blocks are
+/// huge pages and whose tail is 4 KiB pages.
 ///
 /// What the memfd's seal guaranteed the kernel, the code keeps here: an
 /// arena's bytes are written once, before any copy covers them, and a full
@@ -518,6 +550,7 @@ pub fn freeze_in(data: &[u8], cohort: Cohort) -> io::Result<Frozen> {
 fn freeze_with(data: &[u8], packer: &std::sync::Mutex<Packer>) -> io::Result<Frozen> {
     let (arena, start) = if data.len() >= HUGE_PAGE {
         let arena = Arena::map(data.len().next_multiple_of(rustix::param::page_size()))?;
+        arena.reach(arena.len);
         arena.fill(0, data);
         arena.seal();
         // Its one copy is all of it: never sparse.
@@ -544,8 +577,9 @@ fn freeze_with(data: &[u8], packer: &std::sync::Mutex<Packer>) -> io::Result<Fro
     })
 }
 
-/// Bytes mapped for the arenas that hold frozen copies (whole arenas, so
-/// what packing leaves unused is included).
+/// Bytes of the arenas that hold frozen copies, counted in whole huge pages
+/// up to the last one a copy reaches (so what packing leaves unused in
+/// them is included, and an open arena's untouched rest is not).
 pub fn arena_bytes() -> usize {
     ARENA_BYTES.load(Ordering::Relaxed)
 }
@@ -714,11 +748,16 @@ mod tests {
             assert!(copy.as_ref() == data.as_slice());
         }
         assert!(alone.as_ref() == large.as_slice());
-        // Packed: 40 copies of ~70 KB in two 2 MiB arenas, in order.
-        assert!(copies[..29].iter().all(|c| same_arena(c, &copies[0])));
-        assert!(copies[29..].iter().all(|c| same_arena(c, &copies[29])));
-        assert!(!same_arena(&copies[0], &copies[29]));
+        // Packed: 40 copies of ~70 KB end to end in one arena, the 30th
+        // across its first huge page's end.
+        assert!(copies.iter().all(|c| same_arena(c, &copies[0])));
         assert_eq!(copies[1].piece.start, 70_016, "on the next cache line");
+        let Piece { start, len, .. } = *copies[29].piece;
+        assert!(start < HUGE_PAGE && start + len > HUGE_PAGE);
+        assert_eq!(
+            copies[0].piece.arena.reached.load(Ordering::Relaxed),
+            2 * HUGE_PAGE
+        );
         // Alone: its whole 2 MiB blocks can be huge pages.
         assert!(!same_arena(&alone, &copies[29]));
         assert_eq!(alone.piece.arena.base.as_ptr() as usize % HUGE_PAGE, 0);
@@ -728,16 +767,20 @@ mod tests {
     }
 
     #[test]
-    fn every_copy_under_2_mib_sits_in_a_huge_page_sized_arena() {
+    fn every_copy_under_2_mib_is_packed_on_huge_pages() {
         let packer = packer();
-        for len in [256 << 10, 512 << 10, (2 << 20) - 1] {
-            let copy = freeze_with(&pattern(len, 1), &packer).unwrap();
-            let arena = &copy.piece.arena;
-            assert_eq!(
-                (arena.len, arena.base.as_ptr() as usize % HUGE_PAGE),
-                (HUGE_PAGE, 0)
-            );
-        }
+        let copies: Vec<Frozen> = [256 << 10, 512 << 10, (2 << 20) - 1]
+            .into_iter()
+            .map(|len| freeze_with(&pattern(len, 1), &packer).unwrap())
+            .collect();
+        let arena = &copies[0].piece.arena;
+        assert!(copies.iter().all(|c| same_arena(c, &copies[0])));
+        assert_eq!(arena.base.as_ptr() as usize % HUGE_PAGE, 0);
+        assert_eq!(
+            (copies[2].piece.start, arena.reached.load(Ordering::Relaxed)),
+            (768 << 10, 2 * HUGE_PAGE),
+            "2,816 KiB of copies reach two huge pages"
+        );
         let alone = freeze_with(&pattern(2 << 20, 2), &packer).unwrap();
         assert_eq!(alone.piece.start, 0);
         assert_eq!(alone.piece.arena.len, 2 << 20);
@@ -747,41 +790,42 @@ mod tests {
     }
 
     #[test]
-    fn of_two_arenas_the_one_with_more_room_stays_current() {
+    fn a_copy_that_does_not_fit_the_rest_closes_the_arena() {
         let packer = packer();
         let freeze = |len| freeze_with(&pattern(len, 3), &packer).unwrap();
         let full = |copy: &Frozen| copy.piece.arena.full.load(Ordering::SeqCst);
-        let a = freeze(1_500_000);
-        // b does not fit a's rest (597,120 bytes) and leaves more in its
-        // own arena (1,097,152): that one is current, a's closed.
-        let b = freeze(1_000_000);
-        assert!(!same_arena(&a, &b));
-        assert!(full(&a) && !full(&b));
-        let c = freeze(500_000);
-        assert!(same_arena(&b, &c));
-        // d would leave less in a new arena (197,152) than b's has
-        // (597,120): it sits alone in a closed one, b's stays current.
-        let d = freeze(1_900_000);
-        assert!(full(&d) && !full(&b));
-        assert_eq!(d.piece.start, 0);
-        let e = freeze(597_120);
-        assert!(same_arena(&b, &e), "the rest of b's arena, to the byte");
-        assert_eq!(e.piece.start, 1_500_032);
+        // Eleven copies of 3,000,000 bytes would not be packed; of
+        // 1,900,000, seventeen fit 32 MiB, with 1,254,016 bytes left.
+        let first: Vec<Frozen> = (0..17).map(|_| freeze(1_900_000)).collect();
+        assert!(first.iter().all(|c| same_arena(c, &first[0])));
+        assert!(!full(&first[0]));
+        let closing = freeze(1_254_017);
+        assert!(!same_arena(&closing, &first[0]) && closing.piece.start == 0);
+        assert!(full(&first[0]) && !full(&closing));
+        let rest = freeze(1_254_016);
+        assert!(same_arena(&rest, &closing), "a closed arena takes no more");
+        // A build's end closes it too; sparse is then of the huge pages its
+        // copies reach (two, for 2,508,033 bytes), not of its 32 MiB.
+        packer.lock().unwrap().close();
+        let next = freeze(1000);
+        assert!(!same_arena(&next, &rest) && full(&rest));
+        assert!(!rest.is_sparse(), "2,508,033 bytes of 4 MiB alive");
+        drop(closing);
+        assert!(rest.is_sparse());
     }
 
     #[test]
     fn a_copy_left_nearly_alone_in_a_full_arena_is_sparse() {
         let packer = packer();
-        let data: Vec<Vec<u8>> = (0..50).map(|n| pattern(100_000, n)).collect();
+        let data: Vec<Vec<u8>> = (0..340).map(|n| pattern(100_000, n as u8)).collect();
         let mut copies: Vec<Frozen> = data
             .iter()
             .map(|d| freeze_with(d, &packer).unwrap())
             .collect();
-        // Twenty of 100 kB fill a 2 MiB arena: the 26th copy is in the
-        // second, with copies 20 to 39.
+        // 335 of 100 kB fill a 32 MiB arena (closed by the 336th).
         let first = copies[25].clone();
         let in_first = |c: &Frozen| same_arena(c, &first);
-        assert_eq!(copies.iter().filter(|c| in_first(c)).count(), 20);
+        assert_eq!(copies.iter().filter(|c| in_first(c)).count(), 335);
         assert!(!first.is_sparse(), "every copy in it is alive");
         // A clone is the same copy: dropping it changes nothing.
         drop(first.clone());

@@ -302,6 +302,7 @@ pub(crate) fn load(
     // The heap copies of frozen bodies (and a failed build's all) are free
     // now; most would stay resident otherwise.
     tachyon_sys::release_free_heap();
+    tachyon_sys::close_arenas();
     snapshot
 }
 
