@@ -435,7 +435,7 @@ fn connections(out: &mut String, c: &Counters) {
         out,
         "tachyon_frozen_arena_bytes",
         "gauge",
-        "Bytes mapped for the huge-page arenas that hold frozen copies, packing's unused room included.",
+        "Bytes of the huge-page arenas that hold frozen copies, in whole huge pages up to the last a copy reaches (packing's unused room included).",
     );
     let _ = writeln!(out, "tachyon_frozen_arena_bytes {arena_bytes}");
     head(
