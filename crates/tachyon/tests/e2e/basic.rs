@@ -329,10 +329,9 @@ fn a_loaded_site_is_resident_once() {
     assert_eq!(server.connect().get("/d1/f1.bin", "").status, 200);
     let site_kib = (total / 1024) as u64;
     let rss = server.rss_kib();
-    eprintln!("RSSDBG {rss} {site_kib}");
     // The bodies, packing's unused room (under a sixteenth, here 2 MiB)
-    // and the process itself (about 8 MiB, more for a debug build): 107 to
-    // 113 MiB here for a 94 MiB site; 117 to 119 MiB when arenas were
+    // and the process itself (about 8 MiB, more for a debug build): 105 to
+    // 110 MiB here for a 94 MiB site; 114 to 117 MiB when arenas were
     // whole 2 MiB (a seventh of one lost to each 300 kB body that did not
     // fit), 132 MiB when the heap copies were kept.
     assert!(
