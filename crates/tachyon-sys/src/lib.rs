@@ -794,22 +794,23 @@ mod tests {
         let packer = packer();
         let freeze = |len| freeze_with(&pattern(len, 3), &packer).unwrap();
         let full = |copy: &Frozen| copy.piece.arena.full.load(Ordering::SeqCst);
-        // Eleven copies of 3,000,000 bytes would not be packed; of
-        // 1,900,000, seventeen fit 32 MiB, with 1,254,016 bytes left.
+        // Seventeen copies of 1,900,000 bytes (1,900,032 with the cache
+        // line) fit 32 MiB, with 1,253,888 bytes left.
         let first: Vec<Frozen> = (0..17).map(|_| freeze(1_900_000)).collect();
         assert!(first.iter().all(|c| same_arena(c, &first[0])));
         assert!(!full(&first[0]));
-        let closing = freeze(1_254_017);
+        let closing = freeze(1_253_889);
         assert!(!same_arena(&closing, &first[0]) && closing.piece.start == 0);
         assert!(full(&first[0]) && !full(&closing));
-        let rest = freeze(1_254_016);
+        // It would fit the first arena's rest to the byte.
+        let rest = freeze(1_253_888);
         assert!(same_arena(&rest, &closing), "a closed arena takes no more");
         // A build's end closes it too; sparse is then of the huge pages its
-        // copies reach (two, for 2,508,033 bytes), not of its 32 MiB.
+        // copies reach (two, for 2,507,777 bytes), not of its 32 MiB.
         packer.lock().unwrap().close();
         let next = freeze(1000);
         assert!(!same_arena(&next, &rest) && full(&rest));
-        assert!(!rest.is_sparse(), "2,508,033 bytes of 4 MiB alive");
+        assert!(!rest.is_sparse(), "2,507,777 bytes of 4 MiB alive");
         drop(closing);
         assert!(rest.is_sparse());
     }
