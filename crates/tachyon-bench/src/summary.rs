@@ -204,16 +204,29 @@ pub const SUITE_HEADERS: [&str; 6] = [
 
 /// The README's table over several runs: one row per seed, suite and
 /// protocol of each run (a run of several suites of one seed, such as
-/// linuxconfig and large, gives each its row).
+/// linuxconfig and large, gives each its row). A cell measured again in
+/// a run listed later is taken from that run only, so re-running one
+/// suite of a run of several replaces its row and leaves the others.
 pub fn figures_table(runs: &[(String, Results)]) -> String {
+    // The HTTP/3 run's HTTP/2 and HTTPS/1.1 cells are references for its
+    // own goals; those protocols' suites have rows of their own.
+    let per_run: Vec<Vec<CellSummary>> = runs
+        .iter()
+        .map(|(_, results)| {
+            cells(results)
+                .into_iter()
+                .filter(|c| c.suite != Suite::H3 || c.protocol() == "HTTP/3")
+                .collect()
+        })
+        .collect();
+    let same = |a: &CellSummary, b: &CellSummary| {
+        (a.suite, &a.cell, a.protocol()) == (b.suite, &b.cell, b.protocol())
+    };
     let mut rows: Vec<(String, &'static str, bool, String, Vec<CellSummary>)> = Vec::new();
-    for (dir, results) in runs {
-        // The HTTP/3 run's HTTP/2 and HTTPS/1.1 cells are references for
-        // its own goals; those protocols' suites have rows of their own.
-        let cells = cells(results)
-            .into_iter()
-            .filter(|c| c.suite != Suite::H3 || c.protocol() == "HTTP/3");
-        for cell in cells {
+    for (i, ((dir, _), cells)) in runs.iter().zip(&per_run).enumerate() {
+        let measured_later =
+            |c: &CellSummary| per_run[i + 1..].iter().flatten().any(|l| same(c, l));
+        for cell in cells.iter().filter(|c| !measured_later(c)).cloned() {
             let key = (cell.seed.clone(), cell.protocol(), cell.is_real());
             match rows.iter_mut().find(|r| {
                 (r.0.clone(), r.1, r.2) == key && r.3 == *dir && r.4[0].suite == cell.suite
@@ -667,6 +680,47 @@ mod tests {
         assert!(
             rows[1]
                 .starts_with("| seed 001 LinuxConfig: large | synthetic | HTTP/1.1 | 1 | 0.80× |"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn a_cell_run_again_later_replaces_its_row_and_leaves_the_others() {
+        let of = |suite: Suite, server: &str, rps: f64| Row {
+            suite,
+            seed: "001".into(),
+            ..row(server, rps, 10.0)
+        };
+        let both = results(vec![
+            of(Suite::LinuxConfig, "tachyon", 150_000.0),
+            of(Suite::LinuxConfig, "nginx", 100_000.0),
+            of(Suite::Large, "tachyon", 80_000.0),
+            of(Suite::Large, "nginx", 100_000.0),
+        ]);
+        let again = results(vec![
+            of(Suite::Large, "tachyon", 90_000.0),
+            of(Suite::Large, "nginx", 100_000.0),
+        ]);
+        let table = figures_table(&[
+            ("bench/results/both".into(), both.clone()),
+            ("bench/results/again".into(), again.clone()),
+        ]);
+        let rows: Vec<&str> = table.lines().skip(2).collect();
+        assert_eq!(rows.len(), 2, "{table}");
+        assert!(rows[0].starts_with("| seed 001 LinuxConfig | synthetic | HTTP/1.1 | 1 | 1.50× |"));
+        assert!(
+            rows[1]
+                .starts_with("| seed 001 LinuxConfig: large | synthetic | HTTP/1.1 | 1 | 0.90× |")
+                && rows[1].ends_with("[again](bench/results/again/report.md) |"),
+            "{table}"
+        );
+        // Listed the other way round, the older run's cell is the later one.
+        let table = figures_table(&[
+            ("bench/results/again".into(), again),
+            ("bench/results/both".into(), both),
+        ]);
+        assert!(
+            table.contains("| 1 | 0.80× |") && !table.contains("0.90×"),
             "{table}"
         );
     }
