@@ -63,6 +63,12 @@ impl CellSummary {
         }
     }
 
+    /// The same cell of another run: its suite and label (which also
+    /// name its protocol).
+    pub fn is_same_cell(&self, other: &CellSummary) -> bool {
+        self.suite == other.suite && self.cell == other.cell
+    }
+
     /// Real sites fetched as a browser fetches them, or a seed's synthetic
     /// workload.
     pub fn is_real(&self) -> bool {
@@ -219,13 +225,10 @@ pub fn figures_table(runs: &[(String, Results)]) -> String {
                 .collect()
         })
         .collect();
-    let same = |a: &CellSummary, b: &CellSummary| {
-        (a.suite, &a.cell, a.protocol()) == (b.suite, &b.cell, b.protocol())
-    };
     let mut rows: Vec<(String, &'static str, bool, String, Vec<CellSummary>)> = Vec::new();
     for (i, ((dir, _), cells)) in runs.iter().zip(&per_run).enumerate() {
         let measured_later =
-            |c: &CellSummary| per_run[i + 1..].iter().flatten().any(|l| same(c, l));
+            |c: &CellSummary| per_run[i + 1..].iter().flatten().any(|l| l.is_same_cell(c));
         for cell in cells.iter().filter(|c| !measured_later(c)).cloned() {
             let key = (cell.seed.clone(), cell.protocol(), cell.is_real());
             match rows.iter_mut().find(|r| {
@@ -343,9 +346,7 @@ pub fn cell_table(runs: &[Results], before: &[Results]) -> String {
             ratio(c.per_cpu, peer_goal, c.best_peer.as_ref()),
         );
         if !before.is_empty() {
-            let then = earlier
-                .iter()
-                .find(|e| e.suite == c.suite && e.cell == c.cell);
+            let then = earlier.iter().find(|e| e.is_same_cell(&c));
             let _ = write!(
                 out,
                 " {} |",
