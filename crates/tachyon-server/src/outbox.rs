@@ -46,6 +46,10 @@ const SENDFILE_CHUNK: u64 = 1024 * 1024;
 /// the read and the send, large enough that the two syscalls and the stamp
 /// check are a small part of the cost.
 const COPY_CHUNK: u64 = 256 * 1024;
+/// Frozen bodies (or their rests) up to this size are copied next to their
+/// head in one send, not loaded into a pipe: a pipe costs two calls more
+/// (`vmsplice`, `splice`), more than copying this much.
+const COPY_FROZEN_UP_TO: usize = 32 * 1024;
 
 enum Part {
     /// A run of `buf`.
@@ -367,6 +371,9 @@ impl Outbox {
         let Some((copy, range)) = frozen(&self.parts[self.cursor]) else {
             return false;
         };
+        if range.len() <= COPY_FROZEN_UP_TO {
+            return false;
+        }
         let Some(mut pipe) = carriers.pipes.take(range.len()) else {
             return false;
         };
@@ -462,7 +469,7 @@ impl Outbox {
 
     /// One send (a single run: lwan measured send ~10% cheaper than writev for
     /// small responses) or one writev over consecutive memory parts, frozen
-    /// copies among them when `copy_frozen` (else the gather stops at one,
+    /// copies among them when `copy_frozen` or small (else the gather stops at one,
     /// for a pipe to carry it).
     fn write_gathered(&self, wire: &mut Wire<'_>, copy_frozen: bool) -> rustix::io::Result<usize> {
         let mut slices: [IoSlice<'_>; MAX_IOVECS] = std::array::from_fn(|_| IoSlice::new(&[]));
@@ -475,10 +482,12 @@ impl Outbox {
                 Part::Inline(r) => IoSlice::new(&self.buf[r.clone()]),
                 Part::Memory(b) => IoSlice::new(b),
                 Part::File { .. } => match frozen(part) {
-                    Some((copy, range)) if copy_frozen => match copy.as_ref().get(range) {
-                        Some(bytes) => IoSlice::new(bytes),
-                        None => break,
-                    },
+                    Some((copy, range)) if copy_frozen || range.len() <= COPY_FROZEN_UP_TO => {
+                        match copy.as_ref().get(range) {
+                            Some(bytes) => IoSlice::new(bytes),
+                            None => break,
+                        }
+                    }
                     _ => break,
                 },
             };
@@ -562,6 +571,47 @@ mod tests {
         assert_eq!(rest.pending_bytes(), 2 + 8 + 5);
         assert_eq!(rest.buf, b"D1HEAD2");
         assert!(rest.footprint() < 256, "{}", rest.footprint());
+    }
+
+    /// The representation of a site's one file of `len` bytes (frozen from
+    /// the snapshot's `FREEZE_FROM` on), and the site's folder.
+    fn loaded(len: usize) -> (tachyon_testkit::Scratch, Arc<Representation>) {
+        let dir = tachyon_testkit::Scratch::new("outbox");
+        std::fs::write(dir.join("f.bin"), vec![5u8; len]).unwrap();
+        let options = tachyon_snapshot::LoadOptions {
+            settle: std::time::Duration::ZERO,
+            ..Default::default()
+        };
+        let site = tachyon_snapshot::Snapshot::load(dir.path(), &options).unwrap();
+        let Some(tachyon_snapshot::Entry::File(file)) = site.lookup(b"/f.bin") else {
+            panic!("f.bin is a file");
+        };
+        (dir, Arc::clone(file))
+    }
+
+    #[test]
+    fn a_small_frozen_body_is_copied_with_its_head_and_a_large_one_rides_a_pipe() {
+        for (len, piped) in [(16 * 1024, false), (COPY_FROZEN_UP_TO + 1, true)] {
+            let (_dir, file) = loaded(len);
+            assert!(matches!(&file.body, Body::Disk(disk) if disk.is_frozen()));
+            let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+            let a: std::os::fd::OwnedFd = a.into();
+            let reader = std::thread::spawn(move || {
+                let mut got = Vec::new();
+                std::io::Read::read_to_end(&mut &b, &mut got).unwrap();
+                got
+            });
+            let mut carriers = Carriers::default();
+            let mut out = Outbox::default();
+            out.buf().extend_from_slice(b"HEAD");
+            out.push_body(&file, 0..len as u64, None);
+            let flushed = out.flush(&mut Wire::Plain(&a), u64::MAX, &mut carriers);
+            assert_eq!(flushed.unwrap().state, Flushed::All);
+            drop(a);
+            assert_eq!(reader.join().unwrap().len(), 4 + len);
+            // A pipe that carried the body comes back to the worker's idle ones.
+            assert_eq!(carriers.pipes.idle() == 1, piped, "{len} bytes");
+        }
     }
 
     #[test]

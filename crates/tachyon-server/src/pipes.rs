@@ -156,6 +156,12 @@ impl Pipes {
         }
     }
 
+    /// How many empty pipes are kept.
+    #[cfg(test)]
+    pub fn idle(&self) -> usize {
+        self.idle.len()
+    }
+
     /// Bytes counted for the kept pipes (at most 16 of them).
     fn idle_bytes(&self) -> usize {
         self.idle.iter().map(|pipe| pipe.counted).sum()
