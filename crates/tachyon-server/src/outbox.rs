@@ -14,8 +14,9 @@
 //! hold back the last byte until every other byte was queued; a write
 //! after that can still reach the client (see `DiskBody::zero_copy`).
 //! Frozen in-memory copies, which cannot change, go out through a pipe
-//! (`crate::pipes`), or are copied where none can; the bytes a pipe holds are the
-//! outbox's first, and leave before any part.
+//! (`crate::pipes`), or are copied where none can and where they are small
+//! enough that the copy costs less than the pipe's two calls; the bytes a
+//! pipe holds are the outbox's first, and leave before any part.
 
 use std::fs::File;
 use std::io;
