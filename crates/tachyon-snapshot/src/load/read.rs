@@ -210,7 +210,9 @@ fn read_error(f: &Found, source: io::Error) -> LoadError {
 /// Heap bodies from this size on move into a frozen copy, so they go out
 /// without a copy from user space (see [`DiskBody::frozen`]); the copy
 /// saved is worth the second send call from 16 KiB on
-/// (bench/results/freeze-from-2026-11-25).
+/// (bench/results/freeze-from-2026-11-25). Since frozen bodies go through a
+/// pipe (two calls, not one), the server copies those up to 32 KiB at send
+/// time all the same (bench/results/trials-2026-12-03e/copy-frozen-32k).
 pub(super) const FREEZE_FROM: u64 = 16 * 1024;
 
 /// The identity body, frozen when it is large enough (variants stay on the
