@@ -15,7 +15,7 @@ use anyhow::{bail, Context};
 
 use crate::protocol_cost;
 use crate::report::{self, stat, CellRows, Stat};
-use crate::results::{Results, Row};
+use crate::results::{Machine, Results, Row};
 use crate::suites::Suite;
 
 /// tachyon against the best peer in one cell.
@@ -240,8 +240,13 @@ pub fn figures_table(runs: &[(String, Results)]) -> String {
         }
     }
     let mut out = String::from(
-        "| workload | traffic | protocol | cells | tachyon ÷ best peer, per server CPU-s | raw req/s | ÷ floor, per CPU-s | lowest cell | run |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| workload | traffic | protocol | cells | tachyon ÷ best peer, per server CPU-s | raw req/s | ÷ floor, per CPU-s | lowest cell | host | run |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
+    let host_of = |dir: &String| {
+        runs.iter()
+            .find(|(d, _)| d == dir)
+            .map_or_else(String::new, |(_, r)| host(&r.machine))
+    };
     for (seed, protocol, real, dir, cells) in &rows {
         let refs: Vec<&CellSummary> = cells.iter().collect();
         let collect = |f: fn(&CellSummary) -> Option<f64>| -> Vec<f64> {
@@ -249,7 +254,7 @@ pub fn figures_table(runs: &[(String, Results)]) -> String {
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {protocol} | {} | {} | {} | {} | {} | [{}]({dir}/report.md) |",
+            "| {} | {} | {protocol} | {} | {} | {} | {} | {} | {} | [{}]({dir}/report.md) |",
             workload(seed, &cells[0]),
             if *real { "real" } else { "synthetic" },
             cells.len(),
@@ -257,10 +262,32 @@ pub fn figures_table(runs: &[(String, Results)]) -> String {
             spread(&collect(|c| c.raw)),
             spread(&collect(|c| c.floor)),
             worst(&refs),
+            host_of(dir),
             dir.rsplit('/').next().unwrap_or(dir),
         );
     }
     out
+}
+
+/// The host column: the cores, the processor without its trademarks and
+/// the kernel, so that rows measured on different machines are told apart
+/// (two VMs of one processor name ran different kernels here); ratios
+/// between servers carry over between hosts, their spread does not.
+fn host(machine: &Machine) -> String {
+    let model: Vec<&str> = machine
+        .cpu_model
+        .split_whitespace()
+        .map(|w| w.trim_end_matches("(R)").trim_end_matches("(TM)"))
+        .filter(|w| !matches!(*w, "" | "Processor" | "CPU"))
+        .collect();
+    let mut host = match machine.cores {
+        0 => model.join(" "),
+        cores => format!("{cores}× {}", model.join(" ")),
+    };
+    if !machine.kernel.is_empty() {
+        let _ = write!(host, ", {}", machine.kernel);
+    }
+    host
 }
 
 /// The workload column: the seed, and the suite when it is not the seed's
@@ -617,6 +644,42 @@ mod tests {
             lines[2].starts_with(
                 "| seed 000 Spare Cores: efficiency | synthetic | HTTP/1.1 | 1 | 1.50× | 1.50× | – |"
             ),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn each_row_names_the_host_it_was_measured_on() {
+        let on = |cpu_model: &str| {
+            let mut r = results(vec![
+                row("tachyon", 150_000.0, 10.0),
+                row("nginx", 100_000.0, 10.0),
+            ]);
+            r.machine = Machine {
+                cores: 2,
+                cpu_model: cpu_model.into(),
+                kernel: "6.18.44".into(),
+                ..Machine::default()
+            };
+            r
+        };
+        let mut intel = on("Intel(R) Xeon(R) Processor");
+        intel
+            .rows
+            .iter_mut()
+            .for_each(|r| r.cell = "1k t1 c1".into());
+        let table = figures_table(&[
+            ("bench/results/a".into(), on("AMD EPYC")),
+            ("bench/results/b".into(), intel),
+        ]);
+        let hosts: Vec<&str> = table
+            .lines()
+            .skip(2)
+            .map(|line| line.split(" | ").nth(8).unwrap_or_default())
+            .collect();
+        assert_eq!(
+            hosts,
+            ["2× AMD EPYC, 6.18.44", "2× Intel Xeon, 6.18.44"],
             "{table}"
         );
     }
