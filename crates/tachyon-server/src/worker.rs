@@ -848,7 +848,11 @@ impl<'a> Worker<'a> {
         let expired: Vec<usize> = self
             .conns
             .iter()
-            .filter(|(_, c)| c.deadline <= cx.now)
+            // A deadline is `now` plus whole seconds, and `now` may have been
+            // a moment from its next second when it was set: only once `now`
+            // is past it has the whole timeout surely gone by (a timeout of
+            // N s lasts N to N + 1, never less).
+            .filter(|(_, c)| c.deadline < cx.now)
             .map(|(k, _)| k)
             .collect();
         for key in expired {

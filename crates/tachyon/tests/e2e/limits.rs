@@ -35,6 +35,38 @@ fn an_unfinished_head_times_out_with_408() {
     );
 }
 
+/// Deadlines are whole seconds on the worker's clock, so a head begun late
+/// in one of its seconds must still get the whole timeout: four clients,
+/// begun a quarter second apart (one of them in each quarter of the
+/// server's second), each finish their head 0.7 s after starting it,
+/// while a fifth keeps the worker waking (and sweeping) every 20 ms.
+#[test]
+fn a_timeout_of_one_second_is_never_shorter_than_a_second() {
+    let site = site();
+    let server = Server::start(&site.root, &["--header-timeout", "1s", "--threads", "1"]);
+    let mut ticker = server.connect();
+    let ticking = std::thread::spawn(move || {
+        for _ in 0..100 {
+            assert_eq!(ticker.get("/a.txt", "").status, 200);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let clients: Vec<_> = (0..4u64)
+        .map(|i| {
+            let mut c = server.connect();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(250 * i));
+                c.send("GET /a.txt HTTP/1.1\r\n");
+                std::thread::sleep(Duration::from_millis(700));
+                c.send("Host: a\r\n\r\n").response(false).status
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+    assert_eq!(statuses, [200; 4]);
+    ticking.join().unwrap();
+}
+
 /// Accepts wait for the client's first bytes (TCP_DEFER_ACCEPT): a client
 /// that connects and says nothing holds none of a worker's descriptors
 /// until it speaks, and one that speaks is answered in the turn of its
