@@ -321,7 +321,7 @@ impl Carrier for Carried<'_> {
 
     fn file(&mut self, file: &Arc<Representation>, range: std::ops::Range<u64>) {
         // Heap bodies only: a frozen copy is in memory too, and the outbox
-        // decides when it sends it whether a pipe carries it or a copy does
+        // gathers a small one in place and pipes a larger one
         // (`outbox::COPY_FROZEN_UP_TO`).
         match &file.body {
             Body::Memory(bytes) if range.end - range.start <= INLINE_BODY_MAX => {

@@ -47,10 +47,11 @@ const SENDFILE_CHUNK: u64 = 1024 * 1024;
 /// the read and the send, large enough that the two syscalls and the stamp
 /// check are a small part of the cost.
 const COPY_CHUNK: u64 = 256 * 1024;
-/// Frozen bodies (or their rests) up to this size are copied next to their
-/// head in one send, not loaded into a pipe: a pipe costs two calls more
-/// (`vmsplice`, `splice`), more than copying this much.
-const COPY_FROZEN_UP_TO: usize = 32 * 1024;
+/// Frozen bodies up to this size are copied next to their head in one
+/// send, not loaded into a pipe: a pipe costs two calls more (`vmsplice`,
+/// `splice`), more than copying this much
+/// (bench/results/trials-2026-12-03e/copy-frozen-32k).
+const COPY_FROZEN_UP_TO: u64 = 32 * 1024;
 
 enum Part {
     /// A run of `buf`.
@@ -204,11 +205,14 @@ impl Outbox {
             return;
         }
         self.seal();
-        match &body.body {
-            Body::Memory(bytes) => self.parts.push(Part::Memory(
-                bytes.slice(range.start as usize..range.end as usize),
-            )),
-            Body::Disk(_) => self.parts.push(Part::File {
+        // A small frozen copy goes as its bytes in place, gathered with its
+        // head like a heap body (see `COPY_FROZEN_UP_TO`).
+        let small = range.end - range.start <= COPY_FROZEN_UP_TO;
+        match body.memory() {
+            Some(bytes) if small || matches!(body.body, Body::Memory(_)) => self.parts.push(
+                Part::Memory(bytes.slice(range.start as usize..range.end as usize)),
+            ),
+            _ => self.parts.push(Part::File {
                 body: Arc::clone(body),
                 offset: range.start,
                 end: range.end,
@@ -372,9 +376,6 @@ impl Outbox {
         let Some((copy, range)) = frozen(&self.parts[self.cursor]) else {
             return false;
         };
-        if range.len() <= COPY_FROZEN_UP_TO {
-            return false;
-        }
         let Some(mut pipe) = carriers.pipes.take(range.len()) else {
             return false;
         };
@@ -470,7 +471,7 @@ impl Outbox {
 
     /// One send (a single run: lwan measured send ~10% cheaper than writev for
     /// small responses) or one writev over consecutive memory parts, frozen
-    /// copies among them when `copy_frozen` or small (else the gather stops at one,
+    /// copies among them when `copy_frozen` (else the gather stops at one,
     /// for a pipe to carry it).
     fn write_gathered(&self, wire: &mut Wire<'_>, copy_frozen: bool) -> rustix::io::Result<usize> {
         let mut slices: [IoSlice<'_>; MAX_IOVECS] = std::array::from_fn(|_| IoSlice::new(&[]));
@@ -483,12 +484,10 @@ impl Outbox {
                 Part::Inline(r) => IoSlice::new(&self.buf[r.clone()]),
                 Part::Memory(b) => IoSlice::new(b),
                 Part::File { .. } => match frozen(part) {
-                    Some((copy, range)) if copy_frozen || range.len() <= COPY_FROZEN_UP_TO => {
-                        match copy.as_ref().get(range) {
-                            Some(bytes) => IoSlice::new(bytes),
-                            None => break,
-                        }
-                    }
+                    Some((copy, range)) if copy_frozen => match copy.as_ref().get(range) {
+                        Some(bytes) => IoSlice::new(bytes),
+                        None => break,
+                    },
                     _ => break,
                 },
             };
@@ -592,7 +591,7 @@ mod tests {
 
     #[test]
     fn a_small_frozen_body_is_copied_with_its_head_and_a_large_one_rides_a_pipe() {
-        for (len, piped) in [(16 * 1024, false), (COPY_FROZEN_UP_TO + 1, true)] {
+        for (len, piped) in [(16 * 1024, false), (COPY_FROZEN_UP_TO as usize + 1, true)] {
             let (_dir, file) = loaded(len);
             assert!(matches!(&file.body, Body::Disk(disk) if disk.is_frozen()));
             let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
