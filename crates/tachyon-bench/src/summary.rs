@@ -721,20 +721,29 @@ mod tests {
         assert_eq!(of(Suite::Fabhttp, "003"), "| seed 003 fabhttp");
     }
 
-    #[test]
-    fn a_run_of_two_suites_of_one_seed_gives_each_its_row() {
-        let of = |suite: Suite, server: &str, rps: f64| Row {
+    /// A row of seed 001's `suite`.
+    fn seed_001(suite: Suite, server: &str, rps: f64) -> Row {
+        Row {
             suite,
             seed: "001".into(),
             ..row(server, rps, 10.0)
-        };
-        let r = results(vec![
-            of(Suite::LinuxConfig, "tachyon", 150_000.0),
-            of(Suite::LinuxConfig, "nginx", 100_000.0),
-            of(Suite::Large, "tachyon", 80_000.0),
-            of(Suite::Large, "nginx", 100_000.0),
-        ]);
-        let table = figures_table(&[("bench/results/x".into(), r)]);
+        }
+    }
+
+    /// One run of two of seed 001's suites: tachyon 1.50× nginx in
+    /// linuxconfig, 0.80× in large.
+    fn linuxconfig_and_large() -> Results {
+        results(vec![
+            seed_001(Suite::LinuxConfig, "tachyon", 150_000.0),
+            seed_001(Suite::LinuxConfig, "nginx", 100_000.0),
+            seed_001(Suite::Large, "tachyon", 80_000.0),
+            seed_001(Suite::Large, "nginx", 100_000.0),
+        ])
+    }
+
+    #[test]
+    fn a_run_of_two_suites_of_one_seed_gives_each_its_row() {
+        let table = figures_table(&[("bench/results/x".into(), linuxconfig_and_large())]);
         let rows: Vec<&str> = table.lines().skip(2).collect();
         assert_eq!(rows.len(), 2, "{table}");
         assert!(
@@ -750,20 +759,10 @@ mod tests {
 
     #[test]
     fn a_cell_run_again_later_replaces_its_row_and_leaves_the_others() {
-        let of = |suite: Suite, server: &str, rps: f64| Row {
-            suite,
-            seed: "001".into(),
-            ..row(server, rps, 10.0)
-        };
-        let both = results(vec![
-            of(Suite::LinuxConfig, "tachyon", 150_000.0),
-            of(Suite::LinuxConfig, "nginx", 100_000.0),
-            of(Suite::Large, "tachyon", 80_000.0),
-            of(Suite::Large, "nginx", 100_000.0),
-        ]);
+        let both = linuxconfig_and_large();
         let again = results(vec![
-            of(Suite::Large, "tachyon", 90_000.0),
-            of(Suite::Large, "nginx", 100_000.0),
+            seed_001(Suite::Large, "tachyon", 90_000.0),
+            seed_001(Suite::Large, "nginx", 100_000.0),
         ]);
         let table = figures_table(&[
             ("bench/results/both".into(), both.clone()),
