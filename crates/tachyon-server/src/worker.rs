@@ -368,7 +368,8 @@ struct Worker<'a> {
     queued_output: usize,
     /// Bytes of `sys::RAISED_BUDGET` held by this worker's connections.
     boosted: u64,
-    /// Draining since a shutdown was asked; exit at this second at the latest.
+    /// Draining since a shutdown was asked; exit once the clock is past
+    /// this second.
     drain_deadline: Option<u32>,
     /// While draining, a connection with nothing in flight is closed only
     /// from this second on: until then its next request is answered (with
@@ -597,7 +598,7 @@ impl<'a> Worker<'a> {
                     self.give_turn(key, false, false, &mut cx);
                 }
             }
-            let out_of_time = self.drain_deadline.is_some_and(|deadline| now >= deadline);
+            let out_of_time = self.drain_out_of_time(now);
             for endpoint in &mut self.quic {
                 endpoint.expire(&mut cx.serving());
                 endpoint.drain_tick(&mut cx.serving());
@@ -794,8 +795,15 @@ impl<'a> Worker<'a> {
     /// True once a drain is over: every connection closed, or out of time.
     fn drained(&self, now: u32) -> bool {
         let quiet = self.conns.is_empty() && self.quic.iter().all(Quic::is_empty);
-        self.drain_deadline
-            .is_some_and(|deadline| quiet || now >= deadline)
+        self.drain_deadline.is_some() && (quiet || self.drain_out_of_time(now))
+    }
+
+    /// True once the drain's whole timeout has surely gone by: the deadline
+    /// is `now` plus whole seconds, set when `now` may have been a moment
+    /// from its next second, so only a `now` past it is late enough (the
+    /// sweep's rule; a drain of N s lasts N to N + 1).
+    fn drain_out_of_time(&self, now: u32) -> bool {
+        self.drain_deadline.is_some_and(|deadline| now > deadline)
     }
 
     /// Gives one connection its turn.

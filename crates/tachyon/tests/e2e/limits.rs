@@ -1,7 +1,7 @@
 //! Limits that protect the server: timeouts, connection caps, slow clients,
 //! graceful shutdown.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -234,6 +234,36 @@ fn sigterm_finishes_responses_in_flight_then_exits() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(server.child.try_wait().unwrap().unwrap().success());
+}
+
+#[test]
+fn a_drain_of_one_second_is_never_shorter_than_a_second() {
+    // A client that stops reading holds its response in flight, so only the
+    // drain's deadline ends the process; that deadline counts from SIGTERM.
+    let site = site();
+    let big: Vec<u8> = (0..8 * 1024 * 1024u32).map(|i| i as u8).collect();
+    site.file("big.bin", &big);
+    let mut server = Server::start(&site.root, &["--drain-timeout", "1s", "--threads", "1"]);
+    let mut stalled = crate::support::connect_with_receive_buffer(server.addr, 4096);
+    stalled
+        .write_all(b"GET /big.bin HTTP/1.1\r\nHost: a\r\n\r\n")
+        .unwrap();
+    let mut first = [0u8; 100];
+    stalled.read_exact(&mut first).unwrap();
+    let signalled = Instant::now();
+    server.signal(rustix::process::Signal::TERM);
+    while server.child.try_wait().unwrap().is_none() {
+        assert!(
+            signalled.elapsed() < Duration::from_secs(5),
+            "did not exit at the drain's deadline"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let drained = signalled.elapsed();
+    assert!(
+        drained >= Duration::from_secs(1),
+        "a 1 s drain ended after {drained:?}"
+    );
 }
 
 #[test]
