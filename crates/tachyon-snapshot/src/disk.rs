@@ -2,7 +2,8 @@
 //!
 //! Owns the open policy: a file is opened relative to its root with
 //! `openat2(RESOLVE_BENEATH)`, so no symlink swapped in after the walk can
-//! lead outside the root (the kernel refuses with EXDEV); with `O_NONBLOCK`,
+//! lead outside the root (the kernel refuses with EXDEV; where there is no
+//! openat2, the opened handle's own path must lie under the root's); with `O_NONBLOCK`,
 //! so a FIFO swapped in cannot block the loader; and it is accepted only if
 //! the opened handle is a regular file. The checks run on the handle, never
 //! on the path again. Also owns a disk-served body's [`Stamp`]: what the
@@ -18,13 +19,14 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
 use rustix::fs::{FileType, Mode, OFlags, ResolveFlags};
+use rustix::io::Errno;
 
 /// What a file was when it was loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,34 +145,71 @@ pub fn open(
     beneath: bool,
 ) -> Result<(File, Stamp), OpenError> {
     let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
-    let opened = if beneath {
+    let fd = if beneath {
         let relative = if relative.as_os_str().is_empty() {
             Path::new(".")
         } else {
             relative
         };
-        rustix::fs::openat2(
+        match rustix::fs::openat2(
             root,
             relative,
             flags,
             Mode::empty(),
             ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
-        )
+        ) {
+            // Linux before 5.6, or a seccomp filter (a container's, valgrind)
+            // that does not know openat2.
+            Err(Errno::NOSYS) => open_then_confirm(root, relative, flags)?,
+            opened => opened.map_err(OpenError::from)?,
+        }
     } else {
-        rustix::fs::open(absolute, flags, Mode::empty())
-    };
-    let fd = match opened {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::NOENT) => return Err(OpenError::Vanished),
-        Err(rustix::io::Errno::XDEV) => return Err(OpenError::Refused),
-        Err(rustix::io::Errno::LOOP) => return Err(OpenError::Refused),
-        Err(e) => return Err(OpenError::Failed(e.into())),
+        rustix::fs::open(absolute, flags, Mode::empty())?
     };
     let stat = rustix::fs::fstat(&fd).map_err(|e| OpenError::Failed(e.into()))?;
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
         return Err(OpenError::Refused);
     }
     Ok((File::from(fd), Stamp::of(&stat)))
+}
+
+impl From<Errno> for OpenError {
+    fn from(e: Errno) -> OpenError {
+        match e {
+            Errno::NOENT => OpenError::Vanished,
+            Errno::XDEV | Errno::LOOP => OpenError::Refused,
+            e => OpenError::Failed(e.into()),
+        }
+    }
+}
+
+/// [`open`] beneath the root without openat2: the kernel resolves the path
+/// as it would for anyone, and the handle is kept only if what it names
+/// (`/proc/self/fd`, the file opened, not the path asked for) lies under
+/// the root; a symlink or `..` that led elsewhere is refused, as openat2
+/// refuses it. The check is on the handle, so nothing swapped in after it
+/// matters.
+fn open_then_confirm(root: &OwnedFd, relative: &Path, flags: OFlags) -> Result<OwnedFd, OpenError> {
+    let fd = rustix::fs::openat(root, relative, flags, Mode::empty())?;
+    let named = |fd: &OwnedFd| {
+        let link = format!("/proc/self/fd/{}", fd.as_raw_fd());
+        rustix::fs::readlink(link, Vec::new()).map_err(|e| {
+            OpenError::Failed(io::Error::other(format!(
+                "this kernel has no openat2, and /proc/self/fd cannot tell \
+                 where an opened file is ({e}): refusing to serve it"
+            )))
+        })
+    };
+    let (file, top) = (named(&fd)?, named(root)?);
+    let path = |name: &std::ffi::CStr| {
+        use std::os::unix::ffi::OsStrExt;
+        Path::new(std::ffi::OsStr::from_bytes(name.to_bytes())).to_owned()
+    };
+    // Whole components: `/srv/site2/a` is not under `/srv/site`.
+    match path(&file).starts_with(path(&top)) {
+        true => Ok(fd),
+        false => Err(OpenError::Refused),
+    }
 }
 
 /// Opens a root directory, for [`open`] to resolve beneath.
@@ -455,6 +494,33 @@ mod tests {
         assert!(at("ok").is_ok());
         assert!(matches!(at("leak"), Err(OpenError::Refused)));
         assert!(matches!(at("fifo"), Err(OpenError::Refused)));
+        assert!(matches!(at("gone"), Err(OpenError::Vanished)));
+    }
+
+    #[test]
+    fn without_openat2_the_opened_file_must_lie_under_the_root() {
+        let scratch = temp("no-openat2");
+        let (root, sibling) = (scratch.join("site"), scratch.join("site2"));
+        std::fs::create_dir_all(root.join("css")).unwrap();
+        std::fs::create_dir(&sibling).unwrap();
+        std::fs::write(sibling.join("secret"), "no").unwrap();
+        std::fs::write(root.join("css/a.css"), "yes").unwrap();
+        std::os::unix::fs::symlink("css/a.css", root.join("inside")).unwrap();
+        std::os::unix::fs::symlink(sibling.join("secret"), root.join("leak")).unwrap();
+        let dir = open_root(&root).unwrap();
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let at = |name: &str| open_then_confirm(&dir, Path::new(name), flags);
+        assert!(at("css/a.css").is_ok());
+        assert!(
+            at("inside").is_ok(),
+            "a symlink within the root is followed"
+        );
+        assert!(matches!(at("leak"), Err(OpenError::Refused)));
+        assert!(matches!(at("../site2/secret"), Err(OpenError::Refused)));
+        assert!(matches!(
+            at("css/../../site2/secret"),
+            Err(OpenError::Refused)
+        ));
         assert!(matches!(at("gone"), Err(OpenError::Vanished)));
     }
 
