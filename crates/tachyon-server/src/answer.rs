@@ -384,7 +384,7 @@ mod tests {
         let RangeDecision::Partial(ranges) = range::decide(b"bytes=0-1,50-51", 100, 16) else {
             panic!("two ranges");
         };
-        let [(h1, b1), (h2, b2)] = both(|| Reply::Slices(f, ranges), false);
+        let [(h1, b1), (h2, b2)] = both(|| Reply::Slices(f, Box::new(ranges)), false);
         let body = "\r\n--tachyon-00ff-br\r\nContent-Type: text/plain\r\nContent-Range: bytes 0-1/100\r\n\r\n[file 0..2]\r\n--tachyon-00ff-br\r\nContent-Type: text/plain\r\nContent-Range: bytes 50-51/100\r\n\r\n[file 50..52]\r\n--tachyon-00ff-br--\r\n";
         // The announced length counts the two slices as their bytes.
         let len = body.len() - "[file 0..2]".len() - "[file 50..52]".len() + 4;

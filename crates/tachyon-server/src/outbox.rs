@@ -474,6 +474,11 @@ impl Outbox {
     /// copies among them when `copy_frozen` (else the gather stops at one,
     /// for a pipe to carry it).
     fn write_gathered(&self, wire: &mut Wire<'_>, copy_frozen: bool) -> rustix::io::Result<usize> {
+        // The usual small response, head and body in one run of the
+        // buffer: no array of slices to fill.
+        if let [Part::Inline(run)] = &self.parts[self.cursor..] {
+            return wire.send(&[IoSlice::new(&self.buf[run.clone()])], self.closes);
+        }
         let mut slices: [IoSlice<'_>; MAX_IOVECS] = std::array::from_fn(|_| IoSlice::new(&[]));
         let mut count = 0;
         for part in &self.parts[self.cursor..] {

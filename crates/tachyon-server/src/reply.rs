@@ -33,8 +33,9 @@ pub enum Reply<'a> {
     NotModified(&'a Arc<Representation>),
     /// 206 with one range.
     Slice(&'a Arc<Representation>, ByteRange),
-    /// 206 `multipart/byteranges`.
-    Slices(&'a Arc<Representation>, Ranges),
+    /// 206 `multipart/byteranges`. Boxed: the ranges are most of the
+    /// enum's size, and every reply is moved a few times on its way out.
+    Slices(&'a Arc<Representation>, Box<Ranges>),
     /// 416 for a representation of this length.
     Unsatisfiable(u64),
     /// A redirect; `query` is the request's, kept when `location` has none.
@@ -62,6 +63,9 @@ pub enum Reply<'a> {
     /// A request that cannot be trusted; the connection closes after it.
     Rejected(ParseError),
 }
+
+// Every reply is moved a few times between deciding and writing it.
+const _: () = assert!(std::mem::size_of::<Reply<'static>>() <= 48);
 
 impl Reply<'_> {
     /// Whether the connection must close after this reply, whatever the
@@ -357,7 +361,7 @@ fn representation<'a>(head: &RequestHead<'_>, file: &'a Arc<Representation>) -> 
             RangeDecision::Unsatisfiable => Reply::Unsatisfiable(file.len),
             RangeDecision::Partial(ranges) => match ranges.as_slice() {
                 [single] => Reply::Slice(file, *single),
-                _ => Reply::Slices(file, ranges),
+                _ => Reply::Slices(file, Box::new(ranges)),
             },
         },
     }
