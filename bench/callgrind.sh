@@ -29,9 +29,10 @@ for _ in $(seq 90); do
     sleep 1
     [ "$(curl -s -o /dev/null -w '%{http_code}' "$url")" = 200 ] && break
 done
-wrk -t1 -c32 -d3s "$url" >/dev/null 2>&1
+# WRK_ARGS: more wrk arguments, e.g. a browser's header fields as -H '…'.
+eval "wrk -t1 -c32 -d3s ${WRK_ARGS:-} '$url'" >/dev/null 2>&1
 callgrind_control -z "$vg" >/dev/null 2>&1
-requests=$(wrk -t1 -c32 -d10s "$url" 2>&1 | awk '/requests in/{print $1}')
+requests=$(eval "wrk -t1 -c32 -d10s ${WRK_ARGS:-} '$url'" 2>&1 | awk '/requests in/{print $1}')
 callgrind_control -d "$vg" >/dev/null 2>&1
 total=$(callgrind_annotate "$out/$name.out.1" 2>/dev/null | awk '/PROGRAM TOTALS/{gsub(",","",$1); print $1}')
 echo "$name requests=$requests instructions=$total per_request=$((total / requests))"

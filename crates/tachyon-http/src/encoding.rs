@@ -4,7 +4,8 @@
 //! Owns the parsing of codings and q-values and the choice between the
 //! encodings a resource has. Does not own building the encodings (the
 //! snapshot does, at load time) nor the `Vary` header (baked into every
-//! negotiable representation's head). Invariant: the answer is always one of
+//! negotiable representation's head). Keeps the last field read
+//! ([`AcceptMemo`]): browsers repeat theirs. Invariant: the answer is always one of
 //! the offered codings, identity, or "nothing acceptable" when identity was
 //! refused explicitly.
 
@@ -98,43 +99,97 @@ pub enum Choice {
 /// client has not said it can decode one, so identity is sent (the RFC
 /// allows either; curl without `--compressed` expects identity).
 pub fn choose(accept_encoding: Option<&[u8]>, offered: &[Coding]) -> Choice {
-    let Some(field) = accept_encoding else {
-        return Choice::Identity;
-    };
-    // q-values in thousandths: 1000 is q=1.
-    let mut star: Option<u16> = None;
-    let mut identity: Option<u16> = None;
-    let mut explicit: [Option<u16>; Coding::ALL.len()] = [None; Coding::ALL.len()];
-    for item in tokens(field) {
-        let (name, q) = member(item);
-        if name == b"*" {
-            star = Some(q);
-        } else if name.eq_ignore_ascii_case(b"identity") {
-            identity = Some(q);
-        } else if let Some(coding) = Coding::from_token(name) {
-            let slot = &mut explicit[coding as usize];
-            // Repeated members: keep the most generous weight.
-            *slot = Some(slot.map_or(q, |old| old.max(q)));
+    match accept_encoding {
+        None => Choice::Identity,
+        Some(field) => Accepted::parse(field).choose(offered),
+    }
+}
+
+/// What one `Accept-Encoding` field accepts: each coding's weight, and
+/// those of `*` and `identity`, in thousandths (1000 is q=1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Accepted {
+    star: Option<u16>,
+    identity: Option<u16>,
+    explicit: [Option<u16>; Coding::ALL.len()],
+}
+
+impl Accepted {
+    /// Reads a field's members; unknown codings are skipped.
+    pub fn parse(field: &[u8]) -> Accepted {
+        let mut accepted = Accepted {
+            star: None,
+            identity: None,
+            explicit: [None; Coding::ALL.len()],
+        };
+        for item in tokens(field) {
+            let (name, q) = member(item);
+            if name == b"*" {
+                accepted.star = Some(q);
+            } else if name.eq_ignore_ascii_case(b"identity") {
+                accepted.identity = Some(q);
+            } else if let Some(coding) = Coding::from_token(name) {
+                let slot = &mut accepted.explicit[coding as usize];
+                // Repeated members: keep the most generous weight.
+                *slot = Some(slot.map_or(q, |old| old.max(q)));
+            }
+        }
+        accepted
+    }
+
+    /// The representation to send among `offered`.
+    pub fn choose(&self, offered: &[Coding]) -> Choice {
+        // Deltas are never a plain choice: they depend on what the client holds.
+        let weight = |c: Coding| match self.explicit.get(c as usize) {
+            Some(q) => q.or(self.star).unwrap_or(0),
+            None => 0,
+        };
+        let best = offered
+            .iter()
+            .copied()
+            .filter(|&c| weight(c) > 0)
+            .max_by_key(|&c| (weight(c), std::cmp::Reverse(c)));
+        // Identity is acceptable unless refused by name or by `*;q=0`
+        // (§12.5.3). Unnamed, it ranks just above zero, so any coding the
+        // client named wins.
+        let identity_q = self.identity.or(self.star.filter(|&q| q == 0)).unwrap_or(1);
+        match best {
+            Some(c) if weight(c) >= identity_q => Choice::Encoded(c),
+            _ if identity_q > 0 => Choice::Identity,
+            Some(c) => Choice::Encoded(c),
+            None => Choice::NotAcceptable,
         }
     }
-    // Deltas are never a plain choice: they depend on what the client holds.
-    let weight = |c: Coding| match explicit.get(c as usize) {
-        Some(q) => q.or(star).unwrap_or(0),
-        None => 0,
-    };
-    let best = offered
-        .iter()
-        .copied()
-        .filter(|&c| weight(c) > 0)
-        .max_by_key(|&c| (weight(c), std::cmp::Reverse(c)));
-    // Identity is acceptable unless refused by name or by `*;q=0` (§12.5.3).
-    // Unnamed, it ranks just above zero, so any coding the client named wins.
-    let identity_q = identity.or(star.filter(|&q| q == 0)).unwrap_or(1);
-    match best {
-        Some(c) if weight(c) >= identity_q => Choice::Encoded(c),
-        _ if identity_q > 0 => Choice::Identity,
-        Some(c) => Choice::Encoded(c),
-        None => Choice::NotAcceptable,
+}
+
+/// The last `Accept-Encoding` field read and what it accepts. A browser
+/// sends the same field with every request, and reading it again cost
+/// more than the rest of the decision (`bench/results/user-time-2026-12-04/`);
+/// comparing it with the last one costs a `memcmp`.
+#[derive(Debug, Default)]
+pub struct AcceptMemo {
+    field: Vec<u8>,
+    accepted: Option<Accepted>,
+}
+
+impl AcceptMemo {
+    /// Fields longer than this are read each time, not kept.
+    const LONGEST: usize = 256;
+
+    /// What `field` accepts.
+    pub fn accepted(&mut self, field: &[u8]) -> Accepted {
+        match self.accepted {
+            Some(accepted) if self.field == field => accepted,
+            _ => {
+                let accepted = Accepted::parse(field);
+                if field.len() <= Self::LONGEST {
+                    self.field.clear();
+                    self.field.extend_from_slice(field);
+                    self.accepted = Some(accepted);
+                }
+                accepted
+            }
+        }
     }
 }
 
@@ -320,5 +375,33 @@ mod tests {
             Choice::Identity,
             "empty field: no coding wanted"
         );
+    }
+
+    #[test]
+    fn the_memo_answers_as_a_fresh_reading_whatever_came_before() {
+        let long = format!("gzip;q=0.1, {}br", "x-unknown;q=0.5, ".repeat(20));
+        let fields = [
+            "gzip, deflate, br, zstd",
+            "gzip, deflate, br, zstd",
+            "gzip",
+            "identity;q=0",
+            long.as_str(),
+            "gzip",
+            long.as_str(),
+            "",
+            "gzip, deflate, br, zstd",
+        ];
+        let mut memo = AcceptMemo::default();
+        for field in fields {
+            let fresh = Accepted::parse(field.as_bytes());
+            assert_eq!(memo.accepted(field.as_bytes()), fresh, "{field:?}");
+        }
+        assert!(long.len() > AcceptMemo::LONGEST);
+        assert_eq!(
+            memo.field, b"gzip, deflate, br, zstd",
+            "a long field is not kept"
+        );
+        memo.accepted(long.as_bytes());
+        assert_eq!(memo.field, b"gzip, deflate, br, zstd");
     }
 }

@@ -182,6 +182,8 @@ fn error_page_len(status: Status) -> u64 {
 pub struct Scratch {
     /// Holds a normalized target when it differs from the raw one.
     path: Vec<u8>,
+    /// The last `Accept-Encoding` field this worker read.
+    accept: encoding::AcceptMemo,
 }
 
 /// Decides the reply to `head` from `site`.
@@ -197,7 +199,7 @@ pub fn decide<'a>(head: &RequestHead<'a>, site: &'a Snapshot, scratch: &mut Scra
         Err(error) => return Reply::Rejected(error),
     };
     match site.lookup(path) {
-        Some(Entry::File(file)) => representation(head, file),
+        Some(Entry::File(file)) => representation(head, file, scratch),
         Some(Entry::Redirect { status, location }) => Reply::Redirect {
             status: *status,
             location,
@@ -207,10 +209,10 @@ pub fn decide<'a>(head: &RequestHead<'a>, site: &'a Snapshot, scratch: &mut Scra
             let wants_json = head
                 .accept
                 .is_some_and(|a| memchr::memmem::find(a, b"application/json").is_some());
-            representation(head, if wants_json { json } else { html })
+            representation(head, if wants_json { json } else { html }, scratch)
         }
         None => match (site.fallback(), site.not_found_page()) {
-            (Some(fallback), _) => representation(head, fallback),
+            (Some(fallback), _) => representation(head, fallback, scratch),
             (None, Some(page)) => Reply::NotFoundPage(page),
             (None, None) => Reply::Error(Status::NotFound),
         },
@@ -276,6 +278,7 @@ fn query<'a>(head: &RequestHead<'a>, location: &[u8]) -> &'a [u8] {
 fn select<'f>(
     head: &RequestHead<'_>,
     file: &'f Arc<Representation>,
+    scratch: &mut Scratch,
 ) -> Option<&'f Arc<Representation>> {
     let Some(accept) = head.accept_encoding else {
         return Some(file);
@@ -296,7 +299,7 @@ fn select<'f>(
             n += 1;
         }
     }
-    match encoding::choose(Some(accept), &offered[..n]) {
+    match scratch.accept.accepted(accept).choose(&offered[..n]) {
         Choice::Identity => Some(file),
         Choice::Encoded(coding) => file.encoding(coding).or(Some(file)),
         Choice::NotAcceptable => None,
@@ -322,8 +325,12 @@ fn delta<'f>(
 }
 
 /// Negotiation, then preconditions, then range, for one resource.
-fn representation<'a>(head: &RequestHead<'_>, file: &'a Arc<Representation>) -> Reply<'a> {
-    let Some(file) = select(head, file) else {
+fn representation<'a>(
+    head: &RequestHead<'_>,
+    file: &'a Arc<Representation>,
+    scratch: &mut Scratch,
+) -> Reply<'a> {
+    let Some(file) = select(head, file, scratch) else {
         return Reply::Error(Status::NotAcceptable);
     };
     if let Body::Disk(disk) = &file.body {
