@@ -6,7 +6,9 @@
 #   bench/callgrind.sh NAME PORT PATH -- SERVER COMMAND...
 #
 # Starts the command under callgrind, waits for PORT to answer PATH with
-# 200, warms up 3 s, then counts only a 10 s `wrk -t1 -c32` run. Leaves
+# 200, warms up 3 s, then counts only a 10 s `wrk -t1 -c32` run (with
+# CLIENT=h2load: 200,000 requests of `h2load -c32 -m10`, HTTP/2 with prior
+# knowledge, after 50,000 to warm up). Leaves
 # $OUT/NAME.out.1 for callgrind_annotate and prints the count per request.
 # The server must listen on 127.0.0.1:PORT and run one worker. For
 # tachyon, build with symbols and rustix reading auxv through libc
@@ -29,10 +31,17 @@ for _ in $(seq 90); do
     sleep 1
     [ "$(curl -s -o /dev/null -w '%{http_code}' "$url")" = 200 ] && break
 done
-# WRK_ARGS: more wrk arguments, e.g. a browser's header fields as -H '…'.
-eval "wrk -t1 -c32 -d3s ${WRK_ARGS:-} '$url'" >/dev/null 2>&1
-callgrind_control -z "$vg" >/dev/null 2>&1
-requests=$(eval "wrk -t1 -c32 -d10s ${WRK_ARGS:-} '$url'" 2>&1 | awk '/requests in/{print $1}')
+# WRK_ARGS: more client arguments, e.g. a browser's header fields as -H '…'.
+if [ "${CLIENT:-wrk}" = h2load ]; then
+    eval "h2load -c32 -m10 -n 50000 ${WRK_ARGS:-} '$url'" >/dev/null 2>&1
+    callgrind_control -z "$vg" >/dev/null 2>&1
+    requests=$(eval "h2load -c32 -m10 -n 200000 ${WRK_ARGS:-} '$url'" 2>&1 |
+        awk '/^requests:/{print $8}')
+else
+    eval "wrk -t1 -c32 -d3s ${WRK_ARGS:-} '$url'" >/dev/null 2>&1
+    callgrind_control -z "$vg" >/dev/null 2>&1
+    requests=$(eval "wrk -t1 -c32 -d10s ${WRK_ARGS:-} '$url'" 2>&1 | awk '/requests in/{print $1}')
+fi
 callgrind_control -d "$vg" >/dev/null 2>&1
 total=$(callgrind_annotate "$out/$name.out.1" 2>/dev/null | awk '/PROGRAM TOTALS/{gsub(",","",$1); print $1}')
 echo "$name requests=$requests instructions=$total per_request=$((total / requests))"

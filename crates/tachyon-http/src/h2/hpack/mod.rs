@@ -335,6 +335,41 @@ pub(crate) mod tests {
         assert_eq!(with((":status", "200")), Err(DecodeError::Malformed));
         assert_eq!(with((":foo", "x")), Err(DecodeError::Malformed));
         assert_eq!(with(("x", "a\nb")), Err(DecodeError::Malformed));
+        assert_eq!(with(("x", " a")), Err(DecodeError::Malformed));
+        assert_eq!(with(("x", "a\t")), Err(DecodeError::Malformed));
+    }
+
+    #[test]
+    fn a_forbidden_byte_is_found_wherever_it_is_in_a_field() {
+        // Long enough for the scan's vector loop and its tail both to matter.
+        let with = |name: &str, value: &str| {
+            let mut f = BASE.to_vec();
+            f.push((name, value));
+            verdict(&f)
+        };
+        let long = "v".repeat(70);
+        for at in [0, 1, 15, 16, 31, 32, 47, 64, 69] {
+            for bad in ['\0', '\r', '\n'] {
+                let mut value = long.clone();
+                value.replace_range(at..at + 1, &bad.to_string());
+                assert_eq!(
+                    with("x-long", &value),
+                    Err(DecodeError::Malformed),
+                    "{bad:?} at {at}"
+                );
+            }
+            let name: String = "n".repeat(at + 1);
+            for bad in ["N", " ", "\u{7f}", "\0"] {
+                let mut broken = name.clone();
+                broken.replace_range(at..at + 1, bad);
+                assert_eq!(
+                    with(&broken, "v"),
+                    Err(DecodeError::Malformed),
+                    "{bad:?} at {at}"
+                );
+            }
+            assert_eq!(with(&name, &long), Ok(()));
+        }
         assert_eq!(
             verdict(&[
                 ("accept", "*/*"),
