@@ -17,13 +17,13 @@ fuzz_target!(|data: &[u8]| {
     let mut reference = loona_hpack::Decoder::new();
     reference.set_max_allowed_table_size(4096);
     let shrink = [0x3f, 0xe1, 0x01, 0x82];
-    ours.decode(&shrink, |_, _| {}).expect("a valid block");
+    ours.decode(&shrink, |_, _, _| {}).expect("a valid block");
     reference.decode(&shrink).expect("a valid block");
     // Blocks are separated by 0xff bytes, so one input holds several
     // blocks and exercises the table they share.
     for block in data.split(|&b| b == 0xff) {
         let mut mine = Vec::new();
-        let verdict = ours.decode(block, |n, v| mine.push((n.to_vec(), v.to_vec())));
+        let verdict = ours.decode(block, |n, v, _| mine.push((n.to_vec(), v.to_vec())));
         let theirs = reference.decode(block);
         match (verdict, theirs) {
             (Ok(()), Ok(fields)) => assert_eq!(mine, fields, "the fields differ"),

@@ -81,7 +81,7 @@ fn main() {
         let mut decoder = BlockDecoder::new(4096);
         for block in std::iter::once(&first).chain(&later) {
             decoder
-                .decode(block, |n, v| octets += black_box(n.len() + v.len()))
+                .decode(block, |n, v, _| octets += black_box(n.len() + v.len()))
                 .unwrap();
         }
     }
@@ -126,7 +126,7 @@ fn main() {
     let mut decoder = BlockDecoder::new(4096);
     for _ in 0..rounds {
         decoder
-            .decode(&first, |n, v| octets += black_box(n.len() + v.len()))
+            .decode(&first, |n, v, _| octets += black_box(n.len() + v.len()))
             .unwrap();
     }
     println!(

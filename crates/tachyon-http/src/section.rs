@@ -250,25 +250,41 @@ fn has_nul_cr_lf(value: &[u8]) -> bool {
         .any(|&b| matches!(b, 0 | b'\r' | b'\n'))
 }
 
+/// Whether a field's bytes are known to follow §8.2.1's rules: a codec's
+/// table entry is checked once, when it is made, and every request that
+/// names it again (a browser's repeated fields) skips the scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldBytes {
+    /// Checked already (a static-table entry, or a dynamic one marked sound).
+    Checked,
+    /// Still to be checked.
+    Unchecked,
+}
+
+/// RFC 9113 §8.2.1, RFC 9114 §4.2: a name without uppercase, controls or
+/// space; a value without NUL, CR or LF and without whitespace at either
+/// end.
+pub fn sound_bytes(name: &[u8], value: &[u8]) -> bool {
+    !name.is_empty()
+        && !name.iter().any(|&b| NOT_IN_NAME[usize::from(b)])
+        && !has_nul_cr_lf(value)
+        && !value
+            .first()
+            .into_iter()
+            .chain(value.last())
+            .any(|b| matches!(b, b' ' | b'\t'))
+}
+
 fn check_field(
     name: &[u8],
     value: &[u8],
+    bytes: FieldBytes,
     fields: &mut Fields,
     regular_seen: &mut bool,
     pseudo_response: &mut bool,
     limits: &DecodeLimits,
 ) -> Result<(), DecodeError> {
-    // §8.2.1: no uppercase in names, no NUL/CR/LF in values, and no
-    // leading or trailing whitespace in values.
-    if name.is_empty()
-        || name.iter().any(|&b| NOT_IN_NAME[usize::from(b)])
-        || has_nul_cr_lf(value)
-        || value
-            .first()
-            .into_iter()
-            .chain(value.last())
-            .any(|b| matches!(b, b' ' | b'\t'))
-    {
+    if bytes == FieldBytes::Unchecked && !sound_bytes(name, value) {
         return Err(DecodeError::Malformed);
     }
     if name[0] == b':' {
@@ -343,7 +359,7 @@ impl<'f> Checker<'f> {
 
     /// One decoded field. After the first problem the rest are only
     /// counted: the codec must still decode the whole section.
-    pub fn field(&mut self, name: &[u8], value: &[u8]) {
+    pub fn field(&mut self, name: &[u8], value: &[u8], bytes: FieldBytes) {
         self.size = self.size.saturating_add(name.len() + value.len() + 32);
         if self.verdict.is_err() {
             return;
@@ -355,6 +371,7 @@ impl<'f> Checker<'f> {
         self.verdict = check_field(
             name,
             value,
+            bytes,
             self.fields,
             &mut self.regular_seen,
             &mut self.pseudo_response,
@@ -399,7 +416,9 @@ mod tests {
         }
         // Bytes that differ from CR or LF by one bit, or borrow into the
         // next byte, must not look like them.
-        assert!(!has_nul_cr_lf(&[0x0c, 0x0e, 0x0b, 0x09, 0x8d, 0x8a, 0x01, 0xff]));
+        assert!(!has_nul_cr_lf(&[
+            0x0c, 0x0e, 0x0b, 0x09, 0x8d, 0x8a, 0x01, 0xff
+        ]));
         for b in 0..=255u8 {
             let plain = b <= 0x20 || b == 0x7f || b.is_ascii_uppercase();
             assert_eq!(NOT_IN_NAME[usize::from(b)], plain, "{b:#04x}");

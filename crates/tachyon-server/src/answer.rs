@@ -276,7 +276,7 @@ mod tests {
         let date = String::from_utf8_lossy(date.bytes()).into_owned();
         let mut lines = Vec::new();
         BlockDecoder::new(4096)
-            .decode(&h2.head, |n, v| {
+            .decode(&h2.head, |n, v, _| {
                 lines.push(format!(
                     "{}: {}",
                     String::from_utf8_lossy(n),

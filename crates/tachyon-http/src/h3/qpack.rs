@@ -18,7 +18,7 @@ use crate::h2::hpack::{huffman, integer, lowercase_name, string_parts};
 use crate::head::{self, Dialect};
 use crate::request::Version;
 use crate::response::{Name, Persistence, Status};
-use crate::section::{Checker, DecodeError, DecodeLimits, Fields};
+use crate::section::{Checker, DecodeError, DecodeLimits, FieldBytes, Fields};
 
 /// The static table (RFC 9204 Appendix A).
 pub const STATIC: [(&str, &str); 99] = [
@@ -243,8 +243,10 @@ impl Decoder {
         fields: &mut Fields,
     ) -> Result<(), DecodeError> {
         let mut checker = Checker::new(fields, limits, Version::Http3);
-        self.each(section, |name, value| checker.field(name, value))
-            .map_err(|Invalid| DecodeError::Compression)?;
+        self.each(section, |name, value| {
+            checker.field(name, value, FieldBytes::Unchecked)
+        })
+        .map_err(|Invalid| DecodeError::Compression)?;
         checker.finish()
     }
 

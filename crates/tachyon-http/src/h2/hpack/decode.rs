@@ -16,6 +16,7 @@
 use std::collections::VecDeque;
 
 use super::huffman;
+use crate::section::{sound_bytes, FieldBytes};
 
 /// Why a block is not valid HPACK; the connection's table is lost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,10 +105,12 @@ const STATIC_TABLE: [(&[u8], &[u8]); 61] = [
 /// §4.1: an entry's size counts 32 octets of overhead.
 const ENTRY_OVERHEAD: usize = 32;
 
-/// One dynamic-table entry: its name and value in one allocation.
+/// One dynamic-table entry: its name and value in one allocation, and
+/// whether they passed the field checks when the entry was made.
 struct Entry {
     bytes: Box<[u8]>,
     name_len: usize,
+    checked: FieldBytes,
 }
 
 impl Entry {
@@ -136,14 +139,17 @@ struct Table {
 
 impl Table {
     /// The field at `index` (1-based, static entries first, §2.3.3).
-    fn get(&self, index: usize) -> Result<(&[u8], &[u8]), CompressionError> {
+    fn get(&self, index: usize) -> Result<(&[u8], &[u8], FieldBytes), CompressionError> {
         match index {
             0 => Err(CompressionError::BadIndex),
-            1..=61 => Ok(STATIC_TABLE[index - 1]),
+            1..=61 => {
+                let (name, value) = STATIC_TABLE[index - 1];
+                Ok((name, value, FieldBytes::Checked))
+            }
             _ => self
                 .entries
                 .get(index - 62)
-                .map(|e| (e.name(), e.value()))
+                .map(|e| (e.name(), e.value(), e.checked))
                 .ok_or(CompressionError::BadIndex),
         }
     }
@@ -259,7 +265,7 @@ impl BlockDecoder {
     pub fn decode(
         &mut self,
         block: &[u8],
-        mut field: impl FnMut(&[u8], &[u8]),
+        mut field: impl FnMut(&[u8], &[u8], FieldBytes),
     ) -> Result<(), CompressionError> {
         let mut pos = 0;
         let mut fields_seen = false;
@@ -268,8 +274,8 @@ impl BlockDecoder {
             let first = block[pos];
             if first & 0x80 != 0 {
                 // §6.1: an indexed field.
-                let (name, value) = self.table.get(integer(block, &mut pos, 7)?)?;
-                field(name, value);
+                let (name, value, checked) = self.table.get(integer(block, &mut pos, 7)?)?;
+                field(name, value, checked);
             } else if first & 0xc0 == 0x40 {
                 self.literal(block, &mut pos, 6, Indexing::Incremental, &mut field)?;
             } else if first & 0xe0 == 0x20 {
@@ -301,7 +307,7 @@ impl BlockDecoder {
         pos: &mut usize,
         prefix_bits: u8,
         indexing: Indexing,
-        field: &mut impl FnMut(&[u8], &[u8]),
+        field: &mut impl FnMut(&[u8], &[u8], FieldBytes),
     ) -> Result<(), CompressionError> {
         let index = integer(block, pos, prefix_bits)?;
         let name = match index {
@@ -319,7 +325,7 @@ impl BlockDecoder {
             Text::Decoded => &self.value,
         };
         if indexing == Indexing::Without {
-            field(name, value);
+            field(name, value, FieldBytes::Unchecked);
             return Ok(());
         }
         // The entry is made before the insert, which may evict the entry
@@ -327,11 +333,18 @@ impl BlockDecoder {
         let mut bytes = Vec::with_capacity(name.len() + value.len());
         bytes.extend_from_slice(name);
         bytes.extend_from_slice(value);
+        let checked = match sound_bytes(name, value) {
+            true => FieldBytes::Checked,
+            // Kept anyway (the table must mirror the encoder's), and
+            // checked, so refused, each time it is named.
+            false => FieldBytes::Unchecked,
+        };
         let entry = Entry {
             bytes: bytes.into_boxed_slice(),
             name_len: name.len(),
+            checked,
         };
-        field(entry.name(), entry.value());
+        field(entry.name(), entry.value(), checked);
         self.table.insert(entry);
         Ok(())
     }
@@ -353,7 +366,7 @@ mod tests {
         block: &[u8],
     ) -> Result<Vec<(String, String)>, CompressionError> {
         let mut fields = Vec::new();
-        decoder.decode(block, |n, v| {
+        decoder.decode(block, |n, v, _| {
             fields.push((
                 String::from_utf8(n.to_vec()).unwrap(),
                 String::from_utf8(v.to_vec()).unwrap(),

@@ -159,7 +159,9 @@ impl Decoder {
     ) -> Result<(), DecodeError> {
         let mut checker = Checker::new(fields, limits, Version::Http2);
         self.inner
-            .decode(block, |name, value| checker.field(name, value))
+            .decode(block, |name, value, bytes| {
+                checker.field(name, value, bytes)
+            })
             .map_err(|_| DecodeError::Compression)?;
         checker.finish()
     }
@@ -172,6 +174,7 @@ pub(crate) mod tests {
     use crate::encoding::Coding;
     use crate::head::error;
     use crate::response::{Exchange, Field, ALLOWED_METHODS};
+    use crate::section::FieldBytes;
     use crate::Method;
 
     /// The bytes of RFC 7541 Appendix C's hex dumps (spaces ignored).
@@ -337,6 +340,45 @@ pub(crate) mod tests {
         assert_eq!(with(("x", "a\nb")), Err(DecodeError::Malformed));
         assert_eq!(with(("x", " a")), Err(DecodeError::Malformed));
         assert_eq!(with(("x", "a\t")), Err(DecodeError::Malformed));
+    }
+
+    #[test]
+    fn a_table_entry_is_checked_once_and_refused_each_time_it_is_named() {
+        // Literal with incremental indexing (0x40): the entry becomes 62.
+        let indexed = |n: &str, v: &str| {
+            let mut block = request(&BASE);
+            block.push(0x40);
+            string_parts(&mut block, 0, 7, &[n.as_bytes()]);
+            string_parts(&mut block, 0, 7, &[v.as_bytes()]);
+            block
+        };
+        let again = [request(&BASE), vec![0x80 | 62]].concat();
+        let mut decoder = Decoder::new(4096);
+        let mut fields = Fields::default();
+        let mut decode = |block: &[u8]| decoder.decode(block, &LIMITS, &mut fields);
+        assert_eq!(
+            decode(&indexed("x-bad", "a\rb")),
+            Err(DecodeError::Malformed)
+        );
+        assert_eq!(decode(&again), Err(DecodeError::Malformed), "named again");
+        assert_eq!(decode(&indexed("x-Up", "v")), Err(DecodeError::Malformed));
+        assert_eq!(decode(&again), Err(DecodeError::Malformed), "named again");
+        assert_eq!(decode(&indexed("x-good", "v")), Ok(()));
+        assert_eq!(decode(&again), Ok(()));
+    }
+
+    #[test]
+    fn the_static_table_is_sound_as_its_entries_are_trusted() {
+        for index in 1..=61 {
+            let mut decoder = decode::BlockDecoder::new(4096);
+            let mut seen = Vec::new();
+            decoder
+                .decode(&[0x80 | index], |n, v, bytes| {
+                    seen.push((crate::section::sound_bytes(n, v), bytes))
+                })
+                .unwrap();
+            assert_eq!(seen, [(true, FieldBytes::Checked)], "entry {index}");
+        }
     }
 
     #[test]
