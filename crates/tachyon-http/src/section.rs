@@ -114,6 +114,18 @@ pub struct Fields {
 }
 
 impl Fields {
+    /// Empties them, keeping the buffer's capacity.
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.slots = Default::default();
+        self.version = None;
+    }
+
+    /// Bytes they hold.
+    pub fn footprint(&self) -> usize {
+        std::mem::size_of::<Fields>() + self.buf.capacity()
+    }
+
     fn get(&self, slot: Slot) -> Option<&[u8]> {
         self.slots[slot as usize].clone().map(|r| &self.buf[r])
     }
@@ -344,8 +356,7 @@ pub struct Checker<'f> {
 impl<'f> Checker<'f> {
     /// Starts a section of `version` in `fields` (emptied first).
     pub fn new(fields: &'f mut Fields, limits: &'f DecodeLimits, version: Version) -> Self {
-        fields.buf.clear();
-        fields.slots = Default::default();
+        fields.clear();
         fields.version = Some(version);
         Checker {
             fields,

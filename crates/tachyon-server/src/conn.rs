@@ -134,6 +134,8 @@ pub struct Ctx<'a> {
     /// connections) and the pool of empty pipes.
     pub carriers: &'a mut Carriers,
     pub scratch: &'a mut Scratch,
+    /// Buffers quiet HTTP/2 connections gave back, for the next to wake.
+    pub h2_spares: &'a mut crate::h2::Spares,
     /// Joined values of list fields a request sent in several lines.
     pub combined: &'a mut Vec<u8>,
     pub date: &'a DateCache,
@@ -517,6 +519,7 @@ impl Conn {
     fn serve_h2(&mut self, data: &[u8], cx: &mut Turn<'_, '_>) -> Option<Next> {
         let tls = self.session.is_some();
         let h2 = self.h2.as_mut()?;
+        h2.wake(cx.h2_spares);
         let (used, progress) = {
             let client = client(self.peer.as_deref().copied(), &self.session);
             h2.receive(data, &mut cx.serving(), tls, &client)
@@ -600,7 +603,7 @@ impl Conn {
             self.input = Vec::new();
             self.become_idle(cx);
             if let Some(h2) = self.h2.as_mut() {
-                h2.settle();
+                h2.settle(cx.h2_spares);
             }
         }
         None

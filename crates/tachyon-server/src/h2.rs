@@ -6,9 +6,10 @@
 //! HEADERS and CONTINUATION, bodies cut into DATA frames as the flow-control
 //! windows allow, and the order streams take turns in: the most urgent
 //! first (RFC 9218 `priority: u=N`), round-robin among equals, and a
-//! stream whose window is shut is skipped, never waited on. Does not own
-//! sockets or timeouts ([`crate::conn`]) nor frames' meaning
-//! ([`tachyon_http::h2::conn`]).
+//! stream whose window is shut is skipped, never waited on; and the
+//! buffers quiet connections lend to the next that wakes ([`Spares`]).
+//! Does not own sockets or timeouts ([`crate::conn`]) nor frames'
+//! meaning ([`tachyon_http::h2::conn`]).
 //!
 //! Invariant: a stream's frames are written in order — HEADERS, then its
 //! DATA, the last one with END_STREAM — and a stream the client reset
@@ -22,9 +23,10 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use smallvec::SmallVec;
 use tachyon_http::h2::frame::{self, flag, kind, Reason};
 use tachyon_http::h2::hpack::{Fields, Hpack};
-use tachyon_http::h2::{Connection, Event, Limits};
+use tachyon_http::h2::{Buffers, Connection, Event, Limits};
 use tachyon_http::head::Prepared;
 use tachyon_http::response::{Exchange, Persistence};
 use tachyon_http::{Method, Status};
@@ -80,15 +82,63 @@ pub struct H2 {
     block: Vec<u8>,
 }
 
+/// Buffers of quiet HTTP/2 connections, kept by a worker for the next one
+/// that wakes. Under load a connection goes quiet between its client's
+/// batches; dropping its buffers there and growing them again on the next
+/// batch was the largest share of allocation per request over HTTP/2
+/// (`bench/results/user-time-2026-12-04`). Bounded in sets and in each set's
+/// bytes, so what idle connections give back stays given back.
+#[derive(Default)]
+pub struct Spares {
+    sets: Vec<Warm>,
+}
+
+/// Sets kept at most, and the most bytes one set may hold to be kept.
+const SPARE_SETS: usize = 32;
+const SPARE_SET_BYTES: usize = 16 * 1024;
+
+/// One connection's buffers, empty.
+struct Warm {
+    fields: Option<Box<Fields>>,
+    sending: VecDeque<Outgoing>,
+    block: Vec<u8>,
+    conn: Buffers,
+}
+
+impl Spares {
+    /// Keeps `warm` for another connection, emptied (nothing of one
+    /// client's requests reaches another), unless there are enough.
+    fn keep(&mut self, mut warm: Warm) {
+        let bytes = warm.fields.as_ref().map_or(0, |f| f.footprint())
+            + warm.sending.capacity() * std::mem::size_of::<Outgoing>()
+            + warm.block.capacity()
+            + warm.conn.footprint();
+        if bytes == 0 || bytes > SPARE_SET_BYTES || self.sets.len() >= SPARE_SETS {
+            return;
+        }
+        if let Some(fields) = &mut warm.fields {
+            fields.clear();
+        }
+        warm.block.clear();
+        debug_assert!(warm.sending.is_empty());
+        self.sets.push(warm);
+    }
+}
+
 /// A response body still to send on a stream.
 struct Outgoing {
     stream: u32,
     /// RFC 9218 urgency, 0 (first) to 7.
     urgency: u8,
-    parts: VecDeque<Chunk>,
+    parts: Parts,
     /// Bytes left in `parts`.
     left: u64,
 }
+
+/// A response's body, the chunk to send next last (done with one, it is
+/// popped); the usual body is one chunk, held inline, so a response
+/// allocates no queue (`bench/results/user-time-2026-12-04`).
+type Parts = SmallVec<[Chunk; 1]>;
 
 enum Chunk {
     /// A range of a representation, in memory or on disk; `opened` is its
@@ -155,16 +205,39 @@ impl H2 {
     }
 
     /// Called when the connection goes quiet (nothing to read, nothing to
-    /// send): gives back the buffers kept warm for the next request.
-    /// Measured with the footprint cell, 2,000 idle h2c connections: see
-    /// `bench/results/unbuffered-2026-11-25`.
-    pub fn settle(&mut self) {
-        if self.sending.is_empty() {
-            self.sending = VecDeque::new();
+    /// send): gives the buffers kept warm for the next request to the
+    /// worker's `spares`, so an idle connection holds none (the footprint
+    /// cell, 2,000 idle h2c connections: `bench/results/unbuffered-2026-11-25`).
+    pub fn settle(&mut self, spares: &mut Spares) {
+        let sending = match self.sending.is_empty() {
+            true => std::mem::take(&mut self.sending),
+            false => VecDeque::new(),
+        };
+        spares.keep(Warm {
+            fields: self.fields.take(),
+            sending,
+            block: std::mem::take(&mut self.block),
+            conn: self.conn.settle(),
+        });
+    }
+
+    /// Called before the connection reads again: takes a set of warm
+    /// buffers from `spares` when it gave its own back.
+    pub fn wake(&mut self, spares: &mut Spares) {
+        if self.fields.is_some() {
+            return;
         }
-        self.block = Vec::new();
-        self.fields = None;
-        self.conn.settle();
+        let Some(warm) = spares.sets.pop() else {
+            return;
+        };
+        self.fields = warm.fields;
+        if self.sending.capacity() == 0 {
+            self.sending = warm.sending;
+        }
+        if self.block.capacity() == 0 {
+            self.block = warm.block;
+        }
+        self.conn.warm(warm.conn);
     }
 
     /// True when responses wait for the client to open a window: the send
@@ -250,7 +323,7 @@ impl H2 {
     /// connection already holds [`MAX_HELD_FILES`], [`Held::Failed`] when it
     /// no longer holds the loaded bytes (or no descriptor is left).
     fn hold_file(&mut self, o: &mut Outgoing) -> Held {
-        let Some(front) = o.parts.front_mut() else {
+        let Some(front) = o.parts.last_mut() else {
             return Held::Ready;
         };
         if !front.wants_file() {
@@ -486,10 +559,10 @@ enum Pass {
 
 /// Moves the first `len` bytes of `parts` into `out`; returns how many
 /// held files it let go (chunks done with).
-fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) -> u32 {
+fn take(parts: &mut Parts, mut len: u64, out: &mut Outbox) -> u32 {
     let mut released = 0;
     while len > 0 {
-        let Some(chunk) = parts.front_mut() else {
+        let Some(chunk) = parts.last_mut() else {
             return released;
         };
         let n = len.min(chunk.len());
@@ -520,7 +593,7 @@ fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) -> u32 {
         }
         if chunk.len() == 0 {
             released += u32::from(chunk.holds_file());
-            parts.pop_front();
+            parts.pop();
         }
         len -= n;
     }
@@ -532,7 +605,8 @@ fn take(parts: &mut VecDeque<Chunk>, mut len: u64, out: &mut Outbox) -> u32 {
 /// as the windows allow; `opened` is the body's file when opened now.
 struct Carried<'b> {
     block: &'b mut Vec<u8>,
-    body: VecDeque<Chunk>,
+    /// In the order written; [`write`] turns it to [`Parts`]' order.
+    body: Parts,
     opened: Option<Arc<File>>,
 }
 
@@ -549,7 +623,7 @@ impl Carrier for Carried<'_> {
 
     fn file(&mut self, file: &Arc<Representation>, range: Range<u64>) {
         if range.end > range.start {
-            self.body.push_back(Chunk::Body {
+            self.body.push(Chunk::Body {
                 file: Arc::clone(file),
                 range,
                 opened: self.opened.clone(),
@@ -560,7 +634,7 @@ impl Carrier for Carried<'_> {
     fn made(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
         let mut bytes = Vec::new();
         write(&mut bytes);
-        self.body.push_back(Chunk::Made(bytes.into()));
+        self.body.push(Chunk::Made(bytes.into()));
     }
 }
 
@@ -570,12 +644,76 @@ fn write(
     exchange: &Exchange<'_>,
     opened: Option<Arc<File>>,
     block: &mut Vec<u8>,
-) -> VecDeque<Chunk> {
+) -> Parts {
     let mut carried = Carried {
         block,
-        body: VecDeque::new(),
+        body: Parts::new(),
         opened,
     };
     answer::write(reply, exchange, &mut carried);
+    carried.body.reverse();
     carried.body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tachyon_http::section::{Checker, DecodeLimits, FieldBytes};
+    use tachyon_http::Version;
+
+    /// A connection's buffers after it answered a request for `path`.
+    fn used(path: &[u8]) -> Warm {
+        let mut fields = Box::<Fields>::default();
+        let limits = DecodeLimits {
+            max_list_size: 16 * 1024,
+            max_path: 8 * 1024,
+        };
+        let mut checker = Checker::new(&mut fields, &limits, Version::Http2);
+        for (name, value) in [
+            (&b":method"[..], &b"GET"[..]),
+            (b":scheme", b"http"),
+            (b":path", path),
+        ] {
+            checker.field(name, value, FieldBytes::Unchecked);
+        }
+        checker.finish().unwrap();
+        Warm {
+            fields: Some(fields),
+            sending: VecDeque::with_capacity(8),
+            block: b"an encoded header block".to_vec(),
+            conn: Buffers::default(),
+        }
+    }
+
+    #[test]
+    fn a_kept_set_holds_nothing_of_its_last_request() {
+        let mut spares = Spares::default();
+        spares.keep(used(b"/private/page.html"));
+        let warm = spares.sets.pop().expect("kept");
+        let fields = warm.fields.expect("fields kept");
+        assert_eq!(fields.head().raw_target, b"");
+        assert_eq!(fields.head().method, Method::Other);
+        assert!(warm.block.is_empty() && warm.block.capacity() > 0);
+        assert!(warm.sending.capacity() >= 8);
+    }
+
+    #[test]
+    fn sets_are_kept_up_to_their_count_and_size() {
+        let mut spares = Spares::default();
+        for _ in 0..SPARE_SETS + 5 {
+            spares.keep(used(b"/"));
+        }
+        assert_eq!(spares.sets.len(), SPARE_SETS);
+        let mut spares = Spares::default();
+        let mut large = used(b"/");
+        large.block = Vec::with_capacity(SPARE_SET_BYTES + 1);
+        spares.keep(large);
+        spares.keep(Warm {
+            fields: None,
+            sending: VecDeque::new(),
+            block: Vec::new(),
+            conn: Buffers::default(),
+        });
+        assert!(spares.sets.is_empty(), "a set too large, and an empty one");
+    }
 }

@@ -421,6 +421,7 @@ struct Buffers {
     read: Vec<u8>,
     out: Outbox,
     scratch: Scratch,
+    h2_spares: crate::h2::Spares,
     carriers: Carriers,
     combined: Vec<u8>,
 }
@@ -431,6 +432,7 @@ impl Buffers {
             read: vec![0u8; READ_BUF],
             out: Outbox::default(),
             scratch: Scratch::default(),
+            h2_spares: Default::default(),
             carriers: Carriers::default(),
             combined: Vec::new(),
         }
@@ -576,6 +578,7 @@ impl<'a> Worker<'a> {
                 out: &mut buffers.out,
                 carriers: &mut buffers.carriers,
                 scratch: &mut buffers.scratch,
+                h2_spares: &mut buffers.h2_spares,
                 combined: &mut buffers.combined,
                 date: &date,
                 generation: &serving.generation,
@@ -1097,6 +1100,7 @@ fn renew_buffers(cx: &mut Ctx<'_>) {
     *cx.out = Outbox::default();
     *cx.carriers = Carriers::default();
     *cx.scratch = Scratch::default();
+    *cx.h2_spares = Default::default();
     cx.combined.clear();
 }
 

@@ -127,6 +127,20 @@ struct Partial {
     block: Vec<u8>,
 }
 
+/// Empty buffers a quiet connection lent out ([`Connection::settle`]).
+#[derive(Default)]
+pub struct Buffers {
+    streams: Vec<Stream>,
+    output: Vec<u8>,
+}
+
+impl Buffers {
+    /// Bytes they hold.
+    pub fn footprint(&self) -> usize {
+        self.streams.capacity() * std::mem::size_of::<Stream>() + self.output.capacity()
+    }
+}
+
 pub struct Connection {
     phase: Phase,
     limits: Limits,
@@ -198,16 +212,30 @@ impl Connection {
         &mut self.output
     }
 
-    /// Gives back the buffers a busy connection keeps warm, once no stream
-    /// is open and no frame waits: an idle connection then holds its
-    /// settings, windows and HPACK table only. What it costs is a few
-    /// small allocations when the next request comes.
-    pub fn settle(&mut self) {
+    /// Lends out the buffers a busy connection keeps warm, those that
+    /// hold nothing now (no stream open, no frame waiting): an idle
+    /// connection then holds its settings, windows and HPACK table only.
+    /// The caller drops them or gives them to another connection
+    /// ([`Connection::warm`]).
+    pub fn settle(&mut self) -> Buffers {
+        let mut spare = Buffers::default();
         if self.streams.is_empty() {
-            self.streams = Vec::new();
+            spare.streams = std::mem::take(&mut self.streams);
         }
         if self.output.is_empty() {
-            self.output = Vec::new();
+            spare.output = std::mem::take(&mut self.output);
+        }
+        spare
+    }
+
+    /// Takes `spare` (another connection's, from [`Connection::settle`])
+    /// for each buffer this one gave back; one it still holds is kept.
+    pub fn warm(&mut self, spare: Buffers) {
+        if self.streams.capacity() == 0 {
+            self.streams = spare.streams;
+        }
+        if self.output.capacity() == 0 {
+            self.output = spare.output;
         }
     }
 

@@ -11,4 +11,4 @@ pub mod conn;
 pub mod frame;
 pub mod hpack;
 
-pub use conn::{Connection, Event, Limits, Step, PREFACE};
+pub use conn::{Buffers, Connection, Event, Limits, Step, PREFACE};

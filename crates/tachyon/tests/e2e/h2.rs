@@ -50,6 +50,53 @@ fn a_connection_that_went_quiet_serves_its_next_requests() {
     assert!(out.contains("status codes: 50 2xx"), "{out}");
 }
 
+/// A quiet connection's buffers go to the worker for the next connection
+/// that wakes (`h2::Spares`): three connections on one worker take turns,
+/// each going quiet after every response, and each response is its own
+/// path's, whole, whatever buffers the connection asking holds now.
+#[test]
+fn connections_taking_turns_on_one_worker_get_their_own_responses() {
+    let site = TestSite::new();
+    let paths = ["/a.txt", "/b.bin", "/c.bin"];
+    site.file("a.txt", "first");
+    site.file("b.bin", vec![b'b'; 20_000]);
+    site.file("c.bin", vec![b'c'; 70_000]);
+    let server = Server::start(&site.root, &["--threads", "1", "--no-compress"]);
+    let mut clients: Vec<H2Client> = (0..3).map(|_| H2Client::new(server.addr)).collect();
+    for round in 0..20 {
+        for (i, client) in clients.iter_mut().enumerate() {
+            let path = paths[(i + round) % 3];
+            let expected = [5, 20_000, 70_000][(i + round) % 3];
+            assert_eq!(client.get(path), (200, expected), "round {round}, {path}");
+        }
+    }
+}
+
+/// A multipart range response is sent over HTTP/2 in its parts' order:
+/// byte for byte the body HTTP/1.1 gets.
+#[test]
+fn several_ranges_over_h2_give_the_same_multipart_body() {
+    let site = TestSite::new();
+    site.file("d.txt", "0123456789abcdefghij");
+    let server = Server::start(&site.root, &[]);
+    let range = "bytes=0-1, 5-7, 12-13, 18-";
+    let over_h1 = server
+        .connect()
+        .get("/d.txt", &format!("Range: {range}\r\n"));
+    assert_eq!(over_h1.status, 206);
+    let (ok, over_h2, err) = curl_h2c(&server, "/d.txt", &["-H", &format!("Range: {range}")]);
+    assert!(ok, "{err}");
+    assert_eq!(over_h2, over_h1.text());
+    let parts: Vec<&str> = ["01", "567", "cd", "ij"]
+        .iter()
+        .map(|part| &over_h2[over_h2.find(&format!("\r\n\r\n{part}\r\n")).unwrap()..])
+        .collect();
+    assert!(
+        parts.windows(2).all(|w| w[0].len() > w[1].len()),
+        "{over_h2}"
+    );
+}
+
 #[test]
 fn h2c_with_prior_knowledge_serves_the_site() {
     let site = TestSite::new();
