@@ -10,6 +10,7 @@
 # CLIENT=h2load: 200,000 requests of `h2load -c32 -m10`, HTTP/2 with prior
 # knowledge, after 50,000 to warm up). Leaves
 # $OUT/NAME.out.1 for callgrind_annotate and prints the count per request.
+# SCHEME=https counts a TLS server (its certificate is not checked).
 # The server must listen on 127.0.0.1:PORT and run one worker. For
 # tachyon, build with symbols and rustix reading auxv through libc
 # (valgrind hides the vDSO; rustix's own reader faults on it):
@@ -22,14 +23,14 @@ shift 4
 out=${OUT:-/tmp/callgrind}
 mkdir -p "$out"
 rm -f "$out/$name".out*
-url=http://127.0.0.1:$port$path
+url=${SCHEME:-http}://127.0.0.1:$port$path
 setsid valgrind --tool=callgrind ${VGARGS:-} --callgrind-out-file="$out/$name.out" "$@" \
     >"$out/$name.log" 2>&1 &
 vg=$!
 trap 'kill -INT -- -$vg 2>/dev/null || true' EXIT
 for _ in $(seq 90); do
     sleep 1
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url")" = 200 ] && break
+    [ "$(curl -sk -o /dev/null -w '%{http_code}' "$url")" = 200 ] && break
 done
 # WRK_ARGS: more client arguments, e.g. a browser's header fields as -H '…'.
 if [ "${CLIENT:-wrk}" = h2load ]; then

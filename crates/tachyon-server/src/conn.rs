@@ -656,12 +656,8 @@ impl Conn {
         self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
     }
 
-    /// Nothing to read or send: the idle timeout runs, and the TLS session
-    /// gives back what it rebuilds when traffic resumes.
+    /// Nothing to read or send: the idle timeout runs.
     fn become_idle(&mut self, cx: &Turn<'_, '_>) {
-        if let Some(session) = &mut self.session {
-            session.settle();
-        }
         self.phase = Phase::Idle;
         self.deadline = cx.now.saturating_add(secs(cx.limits.idle_timeout));
     }
@@ -722,6 +718,15 @@ impl Conn {
                 }
             }
             _ => Next::Close(Closed::Tls),
+        }
+    }
+
+    /// Called by every sweep: what a quiet connection rebuilds cheaply
+    /// when traffic resumes is given back (a TLS session's keys unused
+    /// since the last sweep).
+    pub fn on_sweep(&mut self) {
+        if let Some(session) = &mut self.session {
+            session.drop_unused_keys();
         }
     }
 

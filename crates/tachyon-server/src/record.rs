@@ -9,10 +9,13 @@
 //! ([`Records::rekey_rx`], [`Records::seal_key_update`]). This module holds
 //! two keys and two counters. The point is memory: rustls's record layer
 //! keeps two expanded AES-GCM keys per connection, which no public API
-//! releases; an idle session here drops its expanded keys and expands them
-//! again when traffic resumes, at a cost lost among the system calls
-//! around it (`bench/results/records-2026-11-25`, and
-//! `bench/results/code-shape-2026-11-27` for the kernel connection's share).
+//! releases; here a direction that has protected no record for a whole
+//! sweep (one to two seconds) drops its expanded key and expands it again
+//! when traffic resumes (`bench/results/records-2026-11-25`, and
+//! `bench/results/code-shape-2026-11-27` for the kernel connection's
+//! share). Dropping them at every pause between requests cost a keep-alive
+//! request two key expansions, 13% of its instructions
+//! (`bench/results/tls-keys-2026-12-04`).
 //! The AEADs are ring's, the crate rustls uses; this module only frames
 //! records.
 //!
@@ -72,8 +75,10 @@ struct Direction {
     iv: [u8; aead::NONCE_LEN],
     seq: u64,
     /// The expanded key while traffic flows (560 bytes for AES-GCM);
-    /// dropped when the connection goes quiet.
+    /// dropped once unused for a whole sweep.
     expanded: Option<Box<aead::LessSafeKey>>,
+    /// A record was protected since the last [`Records::drop_unused_keys`].
+    used: bool,
 }
 
 /// Keys as rustls hands them over: after the handshake, and on each key
@@ -159,10 +164,13 @@ impl Records {
         self.tx.seq >= self.limit
     }
 
-    /// Gives back the expanded keys; the next record expands them again.
-    pub fn settle(&mut self) {
-        self.tx.expanded = None;
-        self.rx.expanded = None;
+    /// Called once a sweep: drops the expanded key of each direction that
+    /// protected no record since the last call; the next record expands it
+    /// again. A connection busy with requests keeps its keys, one idle for
+    /// a whole sweep holds only its secrets.
+    pub fn drop_unused_keys(&mut self) {
+        self.tx.drop_unused_key();
+        self.rx.drop_unused_key();
     }
 
     /// Opens the record at the front of `input` in place.
@@ -373,6 +381,7 @@ fn expanded<'d>(
     aead: &'static aead::Algorithm,
     direction: &'d mut Direction,
 ) -> &'d aead::LessSafeKey {
+    direction.used = true;
     direction.expanded.get_or_insert_with(|| {
         let key = aead::UnboundKey::new(aead, &direction.key[..aead.key_len()])
             .expect("the key length was checked when the session was made");
@@ -391,7 +400,15 @@ impl Direction {
             iv: keys.iv.try_into().ok()?,
             seq: keys.seq,
             expanded: None,
+            used: false,
         })
+    }
+
+    /// Second chance: the key survives a sweep in which it was used.
+    fn drop_unused_key(&mut self) {
+        if !std::mem::take(&mut self.used) {
+            self.expanded = None;
+        }
     }
 
     /// §5.3: the IV XOR the sequence number, left-padded.
@@ -465,6 +482,34 @@ mod tests {
             assert_eq!(open_all(&mut client, out).unwrap(), body);
             assert_eq!((server.tx.seq, client.rx.seq), (3, 3));
         }
+    }
+
+    #[test]
+    fn a_key_unused_for_a_whole_sweep_is_dropped_and_expanded_again() {
+        let (mut server, mut client) = pair(CipherSuite::TLS13_AES_128_GCM_SHA256);
+        let exchange = |server: &mut Records, client: &mut Records, text: &[u8]| {
+            let mut out = vec![0; Records::sealed_len(text.len())];
+            server.seal(text, &mut out).unwrap();
+            assert_eq!(open_all(client, out).unwrap(), text);
+        };
+        let held = |r: &Records| (r.tx.expanded.is_some(), r.rx.expanded.is_some());
+        exchange(&mut server, &mut client, b"first");
+        assert_eq!(held(&server), (true, false));
+        // Used since the last sweep: kept.
+        server.drop_unused_keys();
+        assert_eq!(held(&server), (true, false));
+        // A whole sweep without a record: dropped.
+        server.drop_unused_keys();
+        assert_eq!(held(&server), (false, false));
+        // The next record expands it again, under the next sequence number.
+        exchange(&mut server, &mut client, b"second");
+        exchange(&mut client, &mut server, b"reply");
+        assert_eq!(held(&server), (true, true));
+        assert_eq!((server.tx.seq, server.rx.seq), (2, 1));
+        server.drop_unused_keys();
+        exchange(&mut client, &mut server, b"only the client");
+        server.drop_unused_keys();
+        assert_eq!(held(&server), (false, true));
     }
 
     #[test]

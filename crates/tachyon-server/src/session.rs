@@ -261,11 +261,11 @@ impl Session {
         self.facts().and_then(|facts| facts.alpn) == Some(crate::acme::ACME_TLS_ALPN)
     }
 
-    /// The connection went quiet: gives back what is rebuilt cheaply when
-    /// traffic resumes (a TLS 1.3 session's expanded keys).
-    pub fn settle(&mut self) {
+    /// Called once a sweep: a TLS 1.3 session drops the expanded keys it
+    /// has not used since the last sweep (see [`Records::drop_unused_keys`]).
+    pub fn drop_unused_keys(&mut self) {
         if let Tls::Records { records, .. } = &mut self.tls {
-            records.settle();
+            records.drop_unused_keys();
         }
     }
 

@@ -853,19 +853,21 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Times out connections whose deadline passed; during a drain, also
-    /// closes the ones with nothing in flight.
+    /// Lets every connection give back what it has not used since the last
+    /// sweep, and times out those whose deadline passed; during a drain,
+    /// also closes the ones with nothing in flight.
     fn sweep(&mut self, cx: &mut Ctx<'_>) {
-        let expired: Vec<usize> = self
-            .conns
-            .iter()
+        let mut expired = Vec::new();
+        for (key, conn) in self.conns.iter_mut() {
+            conn.on_sweep();
             // A deadline is `now` plus whole seconds, and `now` may have been
             // a moment from its next second when it was set: only once `now`
             // is past it has the whole timeout surely gone by (a timeout of
             // N s lasts N to N + 1, never less).
-            .filter(|(_, c)| c.deadline < cx.now)
-            .map(|(k, _)| k)
-            .collect();
+            if conn.deadline < cx.now {
+                expired.push(key);
+            }
+        }
         for key in expired {
             let conn = &mut self.conns[key];
             let next = guard::contain(|| conn.on_timeout(&mut cx.turn()));

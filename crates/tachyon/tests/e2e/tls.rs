@@ -469,6 +469,29 @@ fn key_updates_either_way_keep_a_tls_1_3_connection_serving() {
     assert!(!out.contains("alert"), "{out}");
 }
 
+/// A TLS 1.3 session idle for two sweeps drops its expanded keys (one to
+/// two seconds without a record); the next records, either way and after
+/// a key update, are protected with keys expanded again from its secrets.
+#[test]
+fn a_tls_1_3_connection_idle_across_sweeps_keeps_serving() {
+    let site = TestSite::new();
+    site.file("a.txt", "secret sauce");
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let request = "GET /a.txt HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    let mut client = Interactive::start(https, "localhost", &["-tls1_3", "-msg"]);
+    client.send(request, "secret sauce", 1);
+    std::thread::sleep(Duration::from_millis(2500));
+    client.send(request, "secret sauce", 2);
+    std::thread::sleep(Duration::from_millis(2500));
+    client.send("K\n", "<<< TLS 1.3, Handshake [length 0005], KeyUpdate", 1);
+    client.send(request, "secret sauce", 3);
+    let out = client.out.lock().unwrap().clone();
+    assert_eq!(out.matches("HTTP/1.1 200 OK").count(), 3, "{out}");
+    assert!(!out.contains("alert"), "{out}");
+}
+
 /// TLS 1.2 sessions stay with rustls from handshake to close.
 #[test]
 fn tls_1_2_and_each_tls_1_3_cipher_suite_serve_a_large_body_intact() {
