@@ -281,9 +281,15 @@ fn check_validates_the_config_roots_and_certificates() {
     assert!(bad.stderr.contains(&port), "{}", bad.stderr);
 
     let cert = site.path("missing-cert.pem");
+    // Addresses are tried before certificates: ports of its own, so
+    // that a program on 8080 or 8443 does not answer first.
     let bad = run_tachyon([
         root.to_str().unwrap(),
         "--check",
+        "--listen",
+        "127.0.0.1:0",
+        "--https",
+        "127.0.0.1:0",
         "--tls-cert",
         cert.to_str().unwrap(),
         "--tls-key",

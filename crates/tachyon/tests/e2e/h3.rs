@@ -137,7 +137,15 @@ fn compressed_variants_and_a_large_body_arrive_whole() {
         .map(|i| (i * 7 + i / 13) as u8)
         .collect();
     site.file("app.js", &text).file("big.bin", &big);
-    let (_server, at) = start(&site, &[]);
+    let (server, at) = start(&site, &[]);
+    // Over 8 MiB in memory: served at once, compressed in the background
+    // (gzip first, so a busy host could answer gzip before br is built).
+    server
+        .wait_for_line(
+            "reloaded (variants built in the background)",
+            Duration::from_secs(60),
+        )
+        .expect("the variants are swapped in");
     let got = h3(
         at,
         &["-H", "accept-encoding: br, gzip", "/app.js", "/big.bin"],
