@@ -1,5 +1,7 @@
 #!/bin/bash
-# tlsab.sh N: alternates the two builds N times; h2load --h1 over TLS, browser fields, /style.css
+# by-hand.sh N: alternates the two builds N times; h2load --h1 over TLS, browser fields, /style.css
+# Assumes this checkout at /work/main, the baseline build at /tmp/wt-target/release/tachyon
+# and a site at /tmp/cg/site holding style.css (Python docs pydoctheme.css).
 hdrs=$(sed "s/ -H 'referer: \/'//" /work/main/bench/results/user-time-2026-12-04/chromium-stylesheet-fields.txt)
 hz=$(getconf CLK_TCK)
 ticks() { local u=0 s=0; for f in /proc/$1/task/*/stat; do set -- $(sed 's/.*) //' $f); u=$((u + ${12})); s=$((s + ${13})); done; echo "$u $s"; }

@@ -9,7 +9,9 @@ import sys
 d = json.load(open(sys.argv[1] + "/results.json"))
 cells = collections.defaultdict(lambda: collections.defaultdict(list))
 for r in d["rows"]:
-    if not r["ok"] or not r["requests"]:
+    # Rows without a rate (a footprint cell's held connections) have no
+    # CPU per request.
+    if not r["ok"] or not r["requests"] or not r["rps"]:
         continue
     n = r["requests"]
     cells[r["cell"]][r["server"]].append((r["server_usr_s"] * 1e6 / n, r["server_sys_s"] * 1e6 / n))
