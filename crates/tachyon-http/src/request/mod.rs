@@ -247,21 +247,21 @@ impl FieldScan {
         // Dispatch on length first: most fields a browser sends are skipped
         // after one comparison.
         match name.len() {
-            4 if name.eq_ignore_ascii_case(b"host") => {
+            4 if syntax::is_name(name, b"host") => {
                 // RFC 9112 §3.2: more than one Host is a 400.
                 let first = head.host.replace(value).is_none();
                 if !first {
                     return Err(ParseError::DuplicateHost);
                 }
             }
-            5 if name.eq_ignore_ascii_case(b"range") => head.range = Some(value),
-            6 if name.eq_ignore_ascii_case(b"accept") => self.list(&mut head.accept, value, ACCEPT),
-            7 if name.eq_ignore_ascii_case(b"referer") => head.referer = Some(value),
-            8 if name.eq_ignore_ascii_case(b"if-match") => {
+            5 if syntax::is_name(name, b"range") => head.range = Some(value),
+            6 if syntax::is_name(name, b"accept") => self.list(&mut head.accept, value, ACCEPT),
+            7 if syntax::is_name(name, b"referer") => head.referer = Some(value),
+            8 if syntax::is_name(name, b"if-match") => {
                 self.list(&mut head.if_match, value, IF_MATCH)
             }
-            8 if name.eq_ignore_ascii_case(b"if-range") => head.if_range = Some(value),
-            10 if name.eq_ignore_ascii_case(b"connection") => {
+            8 if syntax::is_name(name, b"if-range") => head.if_range = Some(value),
+            10 if syntax::is_name(name, b"connection") => {
                 for token in tokens(value) {
                     if token.eq_ignore_ascii_case(b"close") {
                         head.keep_alive = false;
@@ -272,23 +272,23 @@ impl FieldScan {
                     }
                 }
             }
-            10 if name.eq_ignore_ascii_case(b"user-agent") => head.user_agent = Some(value),
-            13 if name.eq_ignore_ascii_case(b"if-none-match") => {
+            10 if syntax::is_name(name, b"user-agent") => head.user_agent = Some(value),
+            13 if syntax::is_name(name, b"if-none-match") => {
                 self.list(&mut head.if_none_match, value, IF_NONE_MATCH)
             }
-            15 if name.eq_ignore_ascii_case(b"accept-encoding") => {
+            15 if syntax::is_name(name, b"accept-encoding") => {
                 self.list(&mut head.accept_encoding, value, ACCEPT_ENCODING)
             }
-            20 if name.eq_ignore_ascii_case(b"available-dictionary") => {
+            20 if syntax::is_name(name, b"available-dictionary") => {
                 head.available_dictionary = Some(value)
             }
-            17 if name.eq_ignore_ascii_case(b"if-modified-since") => {
+            17 if syntax::is_name(name, b"if-modified-since") => {
                 head.if_modified_since = Some(value)
             }
-            19 if name.eq_ignore_ascii_case(b"if-unmodified-since") => {
+            19 if syntax::is_name(name, b"if-unmodified-since") => {
                 head.if_unmodified_since = Some(value)
             }
-            14 if name.eq_ignore_ascii_case(b"content-length") => {
+            14 if syntax::is_name(name, b"content-length") => {
                 let len = parse_decimal(value).ok_or(ParseError::BadContentLength)?;
                 // Repeated identical values are tolerated (RFC 9110 §8.6); differing ones are not.
                 if self.content_length.is_some_and(|prev| prev != len) {
@@ -296,7 +296,7 @@ impl FieldScan {
                 }
                 self.content_length = Some(len);
             }
-            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
+            17 if syntax::is_name(name, b"transfer-encoding") => {
                 // RFC 9112 §6.1: chunked must be the final coding, else the length is unknowable.
                 let last = tokens(value).last().ok_or(ParseError::AmbiguousFraming)?;
                 if !last.eq_ignore_ascii_case(b"chunked") || self.transfer_encoding {
@@ -334,7 +334,7 @@ fn combine<'a>(
         let start = combined.len();
         let mut lines = lines.clone();
         while let Ok(Step::Done(FieldLine::Field { name: seen, value })) = lines.next_line() {
-            if !seen.eq_ignore_ascii_case(name) {
+            if !syntax::is_name(seen, name) {
                 continue;
             }
             if combined.len() > start {

@@ -68,15 +68,21 @@ pub fn request_line(input: &[u8]) -> Parse<RequestLine<'_>> {
         return Ok(Step::Partial);
     };
     let target_start = method_end + 1;
-    let Some(target_end) = first_control(input, target_start, b'!') else {
-        return Ok(Step::Partial);
+    let (mut from, mut obs_text) = (target_start, false);
+    let target_end = loop {
+        match next_stop(input, from, b'!') {
+            None => return Ok(Step::Partial),
+            Some(i) if input[i] >= 0x80 => (from, obs_text) = (i + 1, true),
+            Some(i) => break i,
+        }
     };
     let target = &input[target_start..target_end];
     // One space, then the version: a target cannot be empty or hold controls.
     if input[target_end] != b' ' || target.is_empty() {
         return Err(ParseError::Malformed);
     }
-    if !target.is_ascii() && std::str::from_utf8(target).is_err() {
+    // Beyond ASCII, a target must be UTF-8 (as httparse required).
+    if obs_text && std::str::from_utf8(target).is_err() {
         return Err(ParseError::Malformed);
     }
     let Step::Done(version) = version(input, target_end + 1)? else {
@@ -107,7 +113,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The next line: a field, or the end of the head.
-    #[inline]
+    #[inline(always)]
     pub fn next_line(&mut self) -> Parse<FieldLine<'a>> {
         let input = self.input;
         let start = self.at;
@@ -127,24 +133,24 @@ impl<'a> Fields<'a> {
         let Step::Done(colon) = name_end(input, start)? else {
             return Ok(Step::Partial);
         };
-        let mut value_start = colon + 1;
-        while let Some(b' ' | b'\t') = input.get(value_start) {
-            value_start += 1;
-        }
-        let Step::Done(cr) = value_end(input, value_start)? else {
+        let Step::Done(cr) = value_end(input, colon + 1)? else {
             return Ok(Step::Partial);
         };
         let Step::Done(next) = crlf(input, cr)? else {
             return Ok(Step::Partial);
         };
         self.at = next;
-        let mut end = cr;
-        while end > value_start && matches!(input[end - 1], b' ' | b'\t') {
-            end -= 1;
+        // The whitespace around a value is not part of it (RFC 9112 §5.1).
+        let mut value = &input[colon + 1..cr];
+        while let [b' ' | b'\t', rest @ ..] = value {
+            value = rest;
+        }
+        while let [rest @ .., b' ' | b'\t'] = value {
+            value = rest;
         }
         Ok(Step::Done(FieldLine::Field {
             name: &input[start..colon],
-            value: &input[value_start..end],
+            value,
         }))
     }
 }
@@ -187,7 +193,7 @@ fn crlf(input: &[u8], at: usize) -> Parse<usize> {
 }
 
 /// The index of the colon that ends the field name starting at `start`.
-#[inline]
+#[inline(always)]
 fn name_end(input: &[u8], start: usize) -> Parse<usize> {
     let mut at = start;
     loop {
@@ -201,16 +207,16 @@ fn name_end(input: &[u8], start: usize) -> Parse<usize> {
     }
 }
 
-/// The index of the CR that ends the value starting at `at` (an HTAB is
-/// the one control a value may hold).
-#[inline]
+/// The index of the CR that ends the value starting at `at` (HTAB is the
+/// one control a value may hold; obs-text is allowed).
+#[inline(always)]
 fn value_end(input: &[u8], mut at: usize) -> Parse<usize> {
     loop {
-        let Some(i) = first_control(input, at, b' ') else {
+        let Some(i) = next_stop(input, at, b' ') else {
             return Ok(Step::Partial);
         };
         match input[i] {
-            b'\t' => at = i + 1,
+            b'\t' | 0x80.. => at = i + 1,
             b'\r' => return Ok(Step::Done(i)),
             _ => return Err(ParseError::Malformed),
         }
@@ -219,40 +225,50 @@ fn value_end(input: &[u8], mut at: usize) -> Parse<usize> {
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
+const LOWS: u64 = !HIGHS;
 
-/// The index of the first byte from `at` below `below` or DEL, eight
-/// bytes at a time; `None` when the input ends first.
-#[inline]
-fn first_control(input: &[u8], mut at: usize, below: u8) -> Option<usize> {
-    while let Some(word) = input.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-        let marks = controls(u64::from_le_bytes(*word), below);
+/// The index of the first byte from `at` below `below`, DEL or from 0x80
+/// (obs-text, which the caller may take), eight bytes at a time; `None`
+/// when the input ends first.
+#[inline(always)]
+fn next_stop(input: &[u8], mut at: usize, below: u8) -> Option<usize> {
+    while let Some(word) = word_at(input, at) {
+        let marks = stops(word, below);
         if marks != 0 {
             return Some(at + (marks.trailing_zeros() / 8) as usize);
         }
         at += 8;
     }
-    let rest = input.get(at..)?;
-    let i = rest.iter().position(|&b| b < below || b == 0x7f)?;
+    let i = input
+        .get(at..)?
+        .iter()
+        .position(|&b| b < below || b >= 0x7f)?;
     Some(at + i)
 }
 
-/// The high bit of each byte of `word` below `below` (at most 0x80) or
-/// equal to DEL. Only the lowest mark is certain (a borrow can mark a byte
-/// above it), which is the one [`first_control`] reads.
-#[inline]
-fn controls(word: u64, below: u8) -> u64 {
-    let less = word.wrapping_sub(ONES * u64::from(below)) & !word;
-    let del = word ^ (ONES * 0x7f);
-    let is_del = del.wrapping_sub(ONES) & !del;
-    (less | is_del) & HIGHS
+/// The eight bytes from `at`, little-endian, if there are eight.
+#[inline(always)]
+fn word_at(input: &[u8], at: usize) -> Option<u64> {
+    let bytes = input.get(at..at + 8)?;
+    Some(u64::from_le_bytes(bytes.try_into().expect("eight bytes")))
+}
+
+/// The high bit of the lowest byte of `word` below `below` (0x20 or more),
+/// DEL or from 0x80. Marks above it may be wrong (a sum carries out of a
+/// byte only from a marked byte); [`next_stop`] reads the lowest only.
+#[inline(always)]
+fn stops(word: u64, below: u8) -> u64 {
+    let at_least = word.wrapping_add(ONES * (0x80 - u64::from(below))); // high bit: not below
+    let del_or_more = word.wrapping_add(ONES); // high bit: 0x7f (or from 0x80)
+    (!at_least | del_or_more | word) & HIGHS
 }
 
 /// The index of the first byte from `at` that is not a letter or `-`
 /// (nearly all of every field name), eight bytes at a time.
-#[inline]
+#[inline(always)]
 fn skip_letters(input: &[u8], mut at: usize) -> usize {
-    while let Some(word) = input.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-        let others = not_letters(u64::from_le_bytes(*word));
+    while let Some(word) = word_at(input, at) {
+        let others = not_letters(word);
         if others != 0 {
             return at + (others.trailing_zeros() / 8) as usize;
         }
@@ -267,15 +283,48 @@ fn skip_letters(input: &[u8], mut at: usize) -> usize {
 
 /// The high bit of each byte of `word` that is not an ASCII letter or `-`.
 /// Exact in every byte: each sum stays within its byte.
-#[inline]
+#[inline(always)]
 fn not_letters(word: u64) -> u64 {
-    let low = (word | (ONES * 0x20)) & !HIGHS; // lower case, high bit cleared
+    let low = (word | (ONES * 0x20)) & LOWS; // lower case, high bit cleared
     let from_a = low + ONES * (0x80 - u64::from(b'a'));
     let past_z = low + ONES * (0x80 - u64::from(b'z') - 1);
     let letter = from_a & !past_z & !word;
     let dash = word ^ (ONES * u64::from(b'-'));
-    let is_dash = !(((dash & !HIGHS) + !HIGHS) | dash);
+    let is_dash = !(((dash & LOWS) + LOWS) | dash);
     !(letter | is_dash) & HIGHS
+}
+
+/// Whether a field name read here is `lower` (lower-case letters and `-`)
+/// in any case, a word at a time. Exact for token characters: one ORed
+/// with 0x20 equals such a byte only if it is that letter in either case,
+/// or `-` (the other byte that becomes `-`, CR, is not a token character).
+#[inline(always)]
+pub fn is_name(name: &[u8], lower: &[u8]) -> bool {
+    let n = name.len();
+    if n != lower.len() {
+        return false;
+    }
+    let word = |bytes: &[u8], at: usize| {
+        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
+    };
+    let half = |bytes: &[u8], at: usize| {
+        u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
+    };
+    if n >= 8 {
+        let mut at = 0;
+        while at + 8 < n {
+            if word(name, at) | (ONES * 0x20) != word(lower, at) {
+                return false;
+            }
+            at += 8;
+        }
+        word(name, n - 8) | (ONES * 0x20) == word(lower, n - 8)
+    } else if n >= 4 {
+        let spaces = 0x2020_2020;
+        half(name, 0) | spaces == half(lower, 0) && half(name, n - 4) | spaces == half(lower, n - 4)
+    } else {
+        name.iter().zip(lower).all(|(&b, &l)| b | 0x20 == l)
+    }
 }
 
 /// Token characters (RFC 9110 §5.6.2): what a method and a field name hold.
@@ -603,27 +652,77 @@ mod tests {
 
     #[test]
     fn the_word_tests_agree_with_the_byte_tests() {
-        // Every byte in every lane, beside bytes that pass and bytes that do not.
+        // Every byte in every lane, beside bytes that pass and bytes that
+        // do not: the lowest mark is exact, and every mark of `not_letters`.
+        let marks = |word: [u8; 8], marked: &dyn Fn(u8) -> bool| {
+            word.iter().enumerate().fold(0u64, |m, (lane, &c)| {
+                m | (u64::from(marked(c)) << (lane * 8 + 7))
+            })
+        };
         for b in 0..=255u8 {
             for lane in 0..8 {
-                for filler in [b'a', b'Z', b'-', b'~', 0xff] {
+                for filler in [
+                    b'a', b'Z', b'-', b'~', b' ', b'\t', 0, 0x1f, 0x7f, 0x80, 0xff,
+                ] {
                     let mut word = [filler; 8];
                     word[lane] = b;
                     let x = u64::from_le_bytes(word);
-                    let letter = |c: u8| c.is_ascii_alphabetic() || c == b'-';
-                    let first_other = word.iter().position(|&c| !letter(c));
-                    let got = not_letters(x);
-                    let got_first = (got != 0).then(|| (got.trailing_zeros() / 8) as usize);
-                    assert_eq!(got_first, first_other, "not_letters {word:?}");
+                    let letter = |c: u8| !(c.is_ascii_alphabetic() || c == b'-');
+                    assert_eq!(not_letters(x), marks(word, &letter), "not_letters {word:?}");
                     for below in [b' ', b'!'] {
-                        let control = |c: u8| c < below || c == 0x7f;
-                        let first = word.iter().position(|&c| control(c));
-                        let got = controls(x, below);
-                        let got_first = (got != 0).then(|| (got.trailing_zeros() / 8) as usize);
-                        assert_eq!(got_first, first, "controls below {below:#x} {word:?}");
+                        let stop = |c: u8| c < below || c >= 0x7f;
+                        let lowest = |m: u64| m & m.wrapping_neg();
+                        let got = stops(x, below);
+                        assert_eq!(
+                            lowest(got),
+                            lowest(marks(word, &stop)),
+                            "stops {below:#x} {word:?}"
+                        );
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn names_compare_in_any_case_and_only_as_equal() {
+        let names: &[&[u8]] = &[
+            b"host",
+            b"range",
+            b"accept",
+            b"referer",
+            b"if-match",
+            b"connection",
+            b"accept-encoding",
+            b"available-dictionary",
+            b"a",
+            b"te",
+        ];
+        for &lower in names {
+            assert!(is_name(lower, lower));
+            assert!(is_name(&lower.to_ascii_uppercase(), lower));
+            let mut mixed = lower.to_vec();
+            mixed
+                .iter_mut()
+                .step_by(2)
+                .for_each(|b| *b = b.to_ascii_uppercase());
+            assert!(is_name(&mixed, lower));
+            for at in 0..lower.len() {
+                for other in [b'x', b'_', b'^', b'~', b'0', b'.', b'`', b'|'] {
+                    let mut changed = lower.to_vec();
+                    if changed[at].to_ascii_lowercase() == other {
+                        continue;
+                    }
+                    changed[at] = other;
+                    assert!(
+                        !is_name(&changed, lower),
+                        "{} is not {}",
+                        show(&changed),
+                        show(lower)
+                    );
+                }
+            }
+            assert!(!is_name(&lower[1..], lower));
         }
     }
 
