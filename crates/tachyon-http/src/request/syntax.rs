@@ -3,10 +3,11 @@
 //! against its grammar. Nothing is interpreted here ([`super`] does that).
 //!
 //! Written here rather than taken from `httparse`, which tachyon used
-//! before: its field loop cost ~260 instructions a field of a browser's
-//! head, a third of a cached response's user time, and tachyon then made
-//! two more passes (bare LF, the fields it acts on); this is one pass that
-//! reads eight bytes at a time (`bench/results/h1-syntax-2026-12-04/`).
+//! before: a browser's head went through httparse's field loop (~260
+//! instructions a field), then two more passes of tachyon's (bare LF, the
+//! fields it acts on); here one pass reads a word at a time and hands
+//! each field to [`super`] as it is read, in two thirds of the
+//! instructions (`bench/results/h1-syntax-2026-12-04/`).
 //! It accepts what httparse accepts with tachyon's settings but one thing:
 //! a line must end in CRLF, and a bare LF is an error as soon as it is seen
 //! (tachyon refused it after httparse anyway, see [`super`]). The fuzz
