@@ -50,9 +50,42 @@ fn malformed_requests_are_400_and_close() {
             b"GET /a%zz HTTP/1.1\r\nHost: a\r\n\r\n",
             "bad percent-encoding",
         ),
+        (b"GET / HTTP/1.1\nHost: a\n\n", "bare LF line ends"),
+        (b"GET / HTTP/1.1\r\nHost: a\r\n x\r\n\r\n", "a folded line"),
+        (
+            b"GET / HTTP/1.1\r\nHost: a\r\nA: b\x7fc\r\n\r\n",
+            "DEL in a value",
+        ),
+        (
+            b"GET /\xc3 HTTP/1.1\r\nHost: a\r\n\r\n",
+            "a target that is not UTF-8",
+        ),
     ];
     for (request, what) in cases {
         assert_eq!(answer(&server, request), (400, true), "{what}");
+    }
+}
+
+#[test]
+fn a_bad_byte_is_answered_before_the_head_ends() {
+    // A client that sends a bare LF or a control byte gets its 400 at once,
+    // not when the head timeout ends the wait for the rest of the head.
+    let (_site, server) = server();
+    let cases: &[(&[u8], &str)] = &[
+        (b"GET / HTTP/1.1\nHost: a", "bare LF"),
+        (
+            b"GET / HTTP/1.1\r\nHost: a\r\nUser-Agent: x\x01",
+            "a control byte",
+        ),
+    ];
+    for (request, what) in cases {
+        let started = std::time::Instant::now();
+        assert_eq!(answer(&server, request), (400, true), "{what}");
+        let waited = started.elapsed();
+        assert!(
+            waited < std::time::Duration::from_secs(2),
+            "{what}: answered after {waited:?}"
+        );
     }
 }
 
