@@ -8,6 +8,7 @@
 //! (no CR, LF, NUL or other control byte), so an encoder never re-checks it.
 
 use crate::date::DateCache;
+use crate::fields::is_tchar;
 pub use crate::status::Status;
 
 /// A header field name. The ones the server computes are variants, so an
@@ -66,10 +67,7 @@ impl Name {
 
     /// A configured name, if it is a token (RFC 9110 §5.1).
     pub fn custom(name: &str) -> Option<Name> {
-        let token = !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        let token = !name.is_empty() && name.bytes().all(is_tchar);
         token.then(|| Name::Custom(name.into()))
     }
 }

@@ -13,6 +13,7 @@
 
 use std::ops::Range;
 
+use crate::fields::is_tchar;
 use crate::request::{BodyFraming, Method, RequestHead, Version};
 
 /// How much of a request's fields a decoder accepts.
@@ -222,11 +223,6 @@ impl Fields {
             referer: self.get(Slot::Referer),
         }
     }
-}
-
-/// A token character (RFC 9110 §5.6.2).
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 /// Bytes a field name may not hold (RFC 9113 §8.2.1): uppercase letters,
