@@ -29,6 +29,7 @@ pub mod response;
 pub mod section;
 pub mod status;
 pub mod target;
+mod words;
 
 pub use error::ParseError;
 pub use request::{Method, Parsed, RequestHead, Version};

@@ -15,6 +15,7 @@ use std::ops::Range;
 
 use crate::fields::is_tchar;
 use crate::request::{BodyFraming, Method, RequestHead, Version};
+use crate::words;
 
 /// How much of a request's fields a decoder accepts.
 #[derive(Debug, Clone, Copy)]
@@ -237,22 +238,16 @@ const NOT_IN_NAME: [bool; 256] = {
     table
 };
 
-/// Whether `value` holds NUL, CR or LF, eight bytes at a time (a word has
-/// a zero byte where it equals the byte searched for). A browser's values
-/// are short, and a search call per value (memchr) cost more than this
-/// (`bench/results/user-time-2026-12-04/`).
+/// Whether `value` holds NUL, CR or LF, eight bytes at a time
+/// (`words.rs`).
 fn has_nul_cr_lf(value: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let has_zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
-    let mut words = value.chunks_exact(8);
-    for word in &mut words {
-        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-        if has_zero_byte(x) | has_zero_byte(x ^ (ONES * 0x0d)) | has_zero_byte(x ^ (ONES * 0x0a)) {
+    let mut chunks = value.chunks_exact(8);
+    for word in &mut chunks {
+        if words::nul_cr_lf(u64::from_le_bytes(word.try_into().expect("eight bytes"))) != 0 {
             return true;
         }
     }
-    words
+    chunks
         .remainder()
         .iter()
         .any(|&b| matches!(b, 0 | b'\r' | b'\n'))

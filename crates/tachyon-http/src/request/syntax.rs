@@ -5,9 +5,9 @@
 //! Written here rather than taken from `httparse`, which tachyon used
 //! before: a browser's head went through httparse's field loop (~260
 //! instructions a field), then two more passes of tachyon's (bare LF, the
-//! fields it acts on); here one pass reads a word at a time and hands
-//! each field to [`super`] as it is read, in two thirds of the
-//! instructions (`bench/results/h1-syntax-2026-12-04/`).
+//! fields it acts on); here one pass reads a word at a time
+//! (`words.rs`) and hands each field to [`super`] as it is read, in
+//! two thirds of the instructions (`bench/results/h1-syntax-2026-12-04/`).
 //! It accepts what httparse accepts with tachyon's settings but one thing:
 //! a line must end in CRLF, and a bare LF is an error as soon as it is seen
 //! (tachyon refused it after httparse anyway, see [`super`]). The fuzz
@@ -22,6 +22,7 @@
 use crate::error::ParseError;
 use crate::fields::is_tchar;
 use crate::request::Version;
+use crate::words::{lowest_lane, not_letters, stops, word_at, ONES};
 
 /// Whether a head so far is whole: `Partial` means more bytes may make it so.
 #[derive(Debug, PartialEq, Eq)]
@@ -225,10 +226,6 @@ fn value_end(input: &[u8], mut at: usize) -> Parse<usize> {
     }
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-const LOWS: u64 = !HIGHS;
-
 /// The index of the first byte from `at` below `below`, DEL or from 0x80
 /// (obs-text, which the caller may take), eight bytes at a time; `None`
 /// when the input ends first.
@@ -237,7 +234,7 @@ fn next_stop(input: &[u8], mut at: usize, below: u8) -> Option<usize> {
     while let Some(word) = word_at(input, at) {
         let marks = stops(word, below);
         if marks != 0 {
-            return Some(at + (marks.trailing_zeros() / 8) as usize);
+            return Some(at + lowest_lane(marks));
         }
         at += 8;
     }
@@ -248,23 +245,6 @@ fn next_stop(input: &[u8], mut at: usize, below: u8) -> Option<usize> {
     Some(at + i)
 }
 
-/// The eight bytes from `at`, little-endian, if there are eight.
-#[inline(always)]
-fn word_at(input: &[u8], at: usize) -> Option<u64> {
-    let bytes = input.get(at..at + 8)?;
-    Some(u64::from_le_bytes(bytes.try_into().expect("eight bytes")))
-}
-
-/// The high bit of the lowest byte of `word` below `below` (0x20 or more),
-/// DEL or from 0x80. Marks above it may be wrong (a sum carries out of a
-/// byte only from a marked byte); [`next_stop`] reads the lowest only.
-#[inline(always)]
-fn stops(word: u64, below: u8) -> u64 {
-    let at_least = word.wrapping_add(ONES * (0x80 - u64::from(below))); // high bit: not below
-    let del_or_more = word.wrapping_add(ONES); // high bit: 0x7f (or from 0x80)
-    (!at_least | del_or_more | word) & HIGHS
-}
-
 /// The index of the first byte from `at` that is not a letter or `-`
 /// (nearly all of every field name), eight bytes at a time.
 #[inline(always)]
@@ -272,7 +252,7 @@ fn skip_letters(input: &[u8], mut at: usize) -> usize {
     while let Some(word) = word_at(input, at) {
         let others = not_letters(word);
         if others != 0 {
-            return at + (others.trailing_zeros() / 8) as usize;
+            return at + lowest_lane(others);
         }
         at += 8;
     }
@@ -281,19 +261,6 @@ fn skip_letters(input: &[u8], mut at: usize) -> usize {
         .iter()
         .position(|&b| !(b.is_ascii_alphabetic() || b == b'-'))
         .unwrap_or(rest.len())
-}
-
-/// The high bit of each byte of `word` that is not an ASCII letter or `-`.
-/// Exact in every byte: each sum stays within its byte.
-#[inline(always)]
-fn not_letters(word: u64) -> u64 {
-    let low = (word | (ONES * 0x20)) & LOWS; // lower case, high bit cleared
-    let from_a = low + ONES * (0x80 - u64::from(b'a'));
-    let past_z = low + ONES * (0x80 - u64::from(b'z') - 1);
-    let letter = from_a & !past_z & !word;
-    let dash = word ^ (ONES * u64::from(b'-'));
-    let is_dash = !(((dash & LOWS) + LOWS) | dash);
-    !(letter | is_dash) & HIGHS
 }
 
 /// Whether a field name read here is `lower` (lower-case letters and `-`)
@@ -606,40 +573,6 @@ mod tests {
                         let input = [before, &bytes[..], after].concat();
                         let what = format!("{bad:#x} in {place} at {at} of {len}");
                         assert_eq!(fields(&input), Err(ParseError::Malformed), "{what}");
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_word_tests_agree_with_the_byte_tests() {
-        // Every byte in every lane, beside bytes that pass and bytes that
-        // do not: the lowest mark is exact, and every mark of `not_letters`.
-        let marks = |word: [u8; 8], marked: &dyn Fn(u8) -> bool| {
-            word.iter().enumerate().fold(0u64, |m, (lane, &c)| {
-                m | (u64::from(marked(c)) << (lane * 8 + 7))
-            })
-        };
-        for b in 0..=255u8 {
-            for lane in 0..8 {
-                for filler in [
-                    b'a', b'Z', b'-', b'~', b' ', b'\t', 0, 0x1f, 0x7f, 0x80, 0xff,
-                ] {
-                    let mut word = [filler; 8];
-                    word[lane] = b;
-                    let x = u64::from_le_bytes(word);
-                    let letter = |c: u8| !(c.is_ascii_alphabetic() || c == b'-');
-                    assert_eq!(not_letters(x), marks(word, &letter), "not_letters {word:?}");
-                    for below in [b' ', b'!'] {
-                        let stop = |c: u8| c < below || c >= 0x7f;
-                        let lowest = |m: u64| m & m.wrapping_neg();
-                        let got = stops(x, below);
-                        assert_eq!(
-                            lowest(got),
-                            lowest(marks(word, &stop)),
-                            "stops {below:#x} {word:?}"
-                        );
                     }
                 }
             }
