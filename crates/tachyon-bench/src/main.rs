@@ -349,10 +349,35 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<StdoutClosed>() => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tachyon-bench: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Standard output's reader went away (`tachyon-bench cells DIR | head`):
+/// the command stops writing and ends quietly, as a shell user expects.
+#[derive(Debug)]
+struct StdoutClosed;
+
+impl std::fmt::Display for StdoutClosed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("standard output closed")
+    }
+}
+
+impl std::error::Error for StdoutClosed {}
+
+/// Writes `text` to standard output. `print!` would panic on a closed pipe
+/// (Rust ignores SIGPIPE); this returns `StdoutClosed` for `main` instead.
+fn print_out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(StdoutClosed.into()),
+        other => other.map_err(Into::into),
     }
 }
 

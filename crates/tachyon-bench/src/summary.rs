@@ -417,12 +417,12 @@ pub fn cells_command(dirs: &[PathBuf], before: &[PathBuf]) -> anyhow::Result<()>
             .collect::<anyhow::Result<Vec<_>>>()
     };
     let runs = load_all(dirs)?;
-    print!("{}", cell_table(&runs, &load_all(before)?));
+    let mut text = cell_table(&runs, &load_all(before)?);
     if !protocol_cost::pairs(&runs).is_empty() {
-        println!("\ntachyon's own protocols on the same traffic (newer ÷ older):\n");
-        print!("{}", protocol_cost::table(&runs));
+        text.push_str("\ntachyon's own protocols on the same traffic (newer ÷ older):\n\n");
+        text.push_str(&protocol_cost::table(&runs));
     }
-    Ok(())
+    crate::print_out(&text)
 }
 
 /// Where the generated table sits in the README.
@@ -438,8 +438,7 @@ pub fn figures(dirs: &[PathBuf], readme: Option<&Path>) -> anyhow::Result<()> {
     }
     let table = figures_table(&runs);
     let Some(readme) = readme else {
-        print!("{table}");
-        return Ok(());
+        return crate::print_out(&table);
     };
     let text =
         std::fs::read_to_string(readme).with_context(|| format!("reading {}", readme.display()))?;
@@ -455,12 +454,11 @@ pub fn figures(dirs: &[PathBuf], readme: Option<&Path>) -> anyhow::Result<()> {
     });
     let new = format!("{}{BEGIN}\n{table}{}", &text[..begin], &text[end..]);
     std::fs::write(readme, new)?;
-    println!(
-        "{}: figures table from {} runs",
+    crate::print_out(&format!(
+        "{}: figures table from {} runs\n",
         readme.display(),
         runs.len()
-    );
-    Ok(())
+    ))
 }
 
 #[cfg(test)]
