@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::support::{run, Server, TestSite};
-use crate::tls::{curl as curl_tls, start_https, Pki};
+use crate::tls::{curl as curl_tls, serve_localhost};
 
 /// curl over h2c with prior knowledge; returns (success, stdout, stderr).
 fn curl_h2c(server: &Server, path: &str, extra: &[&str]) -> (bool, String, String) {
@@ -149,9 +149,7 @@ fn h2c_with_prior_knowledge_serves_the_site() {
 fn h2_is_chosen_by_alpn_over_tls() {
     let site = TestSite::new();
     site.file("a.txt", "secret sauce");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (_server, https) = start_https(&site.path(""), &issued, &["--hsts"]);
+    let (_server, https, pki) = serve_localhost(&site, &["--hsts"]);
     let (ok, out, err) = curl_tls(
         &pki,
         https,
@@ -172,9 +170,7 @@ fn h2_is_chosen_by_alpn_over_tls() {
 fn no_h2_keeps_both_listeners_on_http_1_1() {
     let site = TestSite::new();
     site.file("a.txt", "a");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (server, https) = start_https(&site.path(""), &issued, &["--no-h2"]);
+    let (server, https, pki) = serve_localhost(&site, &["--no-h2"]);
     let (ok, out, err) = curl_tls(
         &pki,
         https,
@@ -270,9 +266,7 @@ fn many_streams_share_one_connection() {
 fn h2spec_passes_over_h2c_and_tls() {
     let site = TestSite::new();
     site.file("index.html", "<!doctype html><title>t</title>");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (server, https) = start_https(&site.path(""), &issued, &[]);
+    let (server, https, _pki) = serve_localhost(&site, &[]);
     let h2spec = h2spec();
     for (port, tls) in [(server.addr.port(), false), (https.port(), true)] {
         let port = port.to_string();
@@ -322,9 +316,7 @@ fn chromium_loads_the_site_over_h2() {
          performance.getEntriesByType('navigation')[0].nextHopProtocol;\
          </script>",
     );
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (_server, https) = start_https(&site.path(""), &issued, &["--listing"]);
+    let (_server, https, _pki) = serve_localhost(&site, &["--listing"]);
     let url = format!("https://localhost:{}/", https.port());
     let resolve = format!(
         "--host-resolver-rules=MAP localhost 127.0.0.1:{}",
@@ -853,11 +845,8 @@ fn an_http2_reader_gets_the_raised_send_bound_and_keeps_it() {
 fn an_http2_reader_over_tls_gets_the_raised_send_bound_too() {
     let site = TestSite::new();
     site.file("1m", vec![b'z'; BURST_BODY as usize]);
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (server, https) = start_https(
-        &site.path(""),
-        &issued,
+    let (server, https, pki) = serve_localhost(
+        &site,
         &["--threads", "1", "--no-watch", "--admin", "127.0.0.1:0"],
     );
     let socket = crate::support::connect_with_receive_buffer(https, 128 * 1024);

@@ -116,6 +116,18 @@ pub(crate) fn start_https(
     (server, https)
 }
 
+/// The start most specs here share: a CA of the spec's own, a certificate
+/// for `localhost`, and tachyon serving `site` on an ephemeral HTTPS port
+/// with `args`. Returns the server, its HTTPS address and the CA, which
+/// the caller holds while the server runs (its directory holds the
+/// certificate's files).
+pub(crate) fn serve_localhost(site: &TestSite, args: &[&str]) -> (Server, SocketAddr, Pki) {
+    let pki = Pki::new();
+    let issued = pki.issue("localhost", &["localhost"]);
+    let (server, https) = start_https(&site.path(""), &issued, args);
+    (server, https, pki)
+}
+
 /// The HTTPS address from the server's `serving … on https://…` line.
 pub(crate) fn https_addr(server: &Server) -> SocketAddr {
     let line = server
@@ -196,9 +208,7 @@ fn s_client(at: SocketAddr, name: &str, extra: &[&str], input: &[u8]) -> (bool, 
 fn https_serves_the_site_over_http_1_1_with_hsts_only_on_tls() {
     let site = TestSite::new();
     site.file("a.txt", "secret sauce");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (server, https) = start_https(&site.path(""), &issued, &["--hsts"]);
+    let (server, https, pki) = serve_localhost(&site, &["--hsts"]);
     let (ok, out, err) = curl(
         &pki,
         https,
@@ -256,9 +266,7 @@ fn each_virtual_host_gets_its_own_certificate_by_sni() {
 fn plain_http_on_the_tls_port_is_told_so_in_plaintext() {
     let site = TestSite::new();
     site.file("a.txt", "a");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let (_server, https, _pki) = serve_localhost(&site, &[]);
     let mut raw = crate::support::Raw::connect(https);
     let r = raw.get("/a.txt", "");
     assert_eq!(r.status, 400);
@@ -275,13 +283,8 @@ fn plain_http_on_the_tls_port_is_told_so_in_plaintext() {
 fn garbage_and_silence_on_the_tls_port_are_closed_and_the_worker_keeps_serving() {
     let site = TestSite::new();
     site.file("a.txt", "still here");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (_server, https) = start_https(
-        &site.path(""),
-        &issued,
-        &["--threads", "1", "--header-timeout", "1s"],
-    );
+    let (_server, https, pki) =
+        serve_localhost(&site, &["--threads", "1", "--header-timeout", "1s"]);
     // A record header that claims a handshake, then garbage.
     let mut garbage = TcpStream::connect(https).unwrap();
     garbage
@@ -365,9 +368,7 @@ fn records_in_pieces_and_a_reader_that_pauses_get_every_byte_in_order() {
     let body: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
     site.file("big.bin", &body);
     site.file("small.txt", "small");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (_server, https) = start_https(&site.path(""), &issued, &["--threads", "1"]);
+    let (_server, https, pki) = serve_localhost(&site, &["--threads", "1"]);
     let out = site.path("got.bin");
     let relay = trickling_relay(https);
     let (ok, _, err) = curl(
@@ -448,9 +449,7 @@ impl Drop for Interactive {
 fn key_updates_either_way_keep_a_tls_1_3_connection_serving() {
     let site = TestSite::new();
     site.file("a.txt", "secret sauce");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let (_server, https, _pki) = serve_localhost(&site, &[]);
     let request = "GET /a.txt HTTP/1.1\r\nHost: localhost\r\n\r\n";
     let mut client = Interactive::start(
         https,
@@ -476,9 +475,7 @@ fn key_updates_either_way_keep_a_tls_1_3_connection_serving() {
 fn a_tls_1_3_connection_idle_across_sweeps_keeps_serving() {
     let site = TestSite::new();
     site.file("a.txt", "secret sauce");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let (_server, https, _pki) = serve_localhost(&site, &[]);
     let request = "GET /a.txt HTTP/1.1\r\nHost: localhost\r\n\r\n";
     let mut client = Interactive::start(https, "localhost", &["-tls1_3", "-msg"]);
     client.send(request, "secret sauce", 1);
@@ -500,9 +497,7 @@ fn tls_1_2_and_each_tls_1_3_cipher_suite_serve_a_large_body_intact() {
         .map(|i| (i * 13 + i / 509) as u8)
         .collect();
     site.file("big.bin", &body);
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let (_server, https, pki) = serve_localhost(&site, &[]);
     let out = site.path("got.bin");
     for how in [
         ["--tls13-ciphers", "TLS_AES_128_GCM_SHA256"],
@@ -531,9 +526,7 @@ fn tls_1_2_and_each_tls_1_3_cipher_suite_serve_a_large_body_intact() {
 fn redirect_https_sends_plain_requests_to_the_same_url_on_https() {
     let site = TestSite::new();
     site.file("a.txt", "a");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (server, https) = start_https(&site.path(""), &issued, &["--redirect-https"]);
+    let (server, https, pki) = serve_localhost(&site, &["--redirect-https"]);
     let mut c = server.connect();
     let r = c.get_from("example.test:8080", "/a.txt?x=1", "");
     assert_eq!(r.status, 308);
@@ -582,9 +575,7 @@ fn alpn_prefers_h2_and_refuses_what_tachyon_does_not_speak() {
 fn a_session_resumes_from_its_ticket() {
     let site = TestSite::new();
     site.file("a.txt", "a");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let (_server, https, _pki) = serve_localhost(&site, &[]);
     let session = site.path("session.pem");
     let request = b"GET /a.txt HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
     for version in ["-tls1_3", "-tls1_2"] {
@@ -761,9 +752,7 @@ fn self_signed_serves_localhost_and_prints_its_fingerprint() {
 fn testssl_finds_nothing_weak() {
     let site = TestSite::new();
     site.file("index.html", "<!doctype html><title>t</title>");
-    let pki = Pki::new();
-    let issued = pki.issue("localhost", &["localhost"]);
-    let (_server, https) = start_https(&site.path(""), &issued, &[]);
+    let (_server, https, _pki) = serve_localhost(&site, &[]);
     let report = site.path("testssl.json");
     let target = format!("127.0.0.1:{}", https.port());
     let (_, out, err) = run(
