@@ -51,9 +51,11 @@ pub fn report(dir: &Path) -> anyhow::Result<()> {
     }
     std::fs::write(dir.join("report.md"), markdown(&results, &sections))?;
     std::fs::write(dir.join("report.html"), html(&results, &sections))?;
-    println!("report: {}", dir.join("report.md").display());
-    println!("        {}", dir.join("report.html").display());
-    Ok(())
+    crate::print_out(&format!(
+        "report: {}\n        {}\n",
+        dir.join("report.md").display(),
+        dir.join("report.html").display()
+    ))
 }
 
 /// Median, min, max of values.

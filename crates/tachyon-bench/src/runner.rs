@@ -71,6 +71,12 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     let previous = if opts.resume {
         Some(read_previous(&results_path, &opts.servers)?)
     } else {
+        if results_path.exists() {
+            eprintln!(
+                "note: {} holds an earlier run; this run replaces it (--resume would continue it)",
+                results_path.display()
+            );
+        }
         None
     };
     let env = prepare(opts, &cells)?;
