@@ -558,16 +558,23 @@ mod tests {
 
     #[test]
     fn a_bad_byte_is_found_in_every_position_of_a_word() {
-        type Place = (&'static str, &'static [u8], u8, &'static [u8]);
+        type Place = (
+            &'static str,
+            &'static [u8],
+            u8,
+            &'static [u8],
+            &'static [u8],
+        );
+        // A name also refuses a visible byte that is not a token character.
         let places: [Place; 3] = [
-            ("a value", b"GET / HTTP/1.1\r\nA: ", b'v', b"\r\n\r\n"),
-            ("a name", b"GET / HTTP/1.1\r\n", b'n', b": v\r\n\r\n"),
-            ("a target", b"GET /", b't', b" HTTP/1.1\r\n\r\n"),
+            ("a value", b"GET / HTTP/1.1\r\nA: ", b'v', b"\r\n\r\n", b""),
+            ("a name", b"GET / HTTP/1.1\r\n", b'n', b": v\r\n\r\n", b"@"),
+            ("a target", b"GET /", b't', b" HTTP/1.1\r\n\r\n", b""),
         ];
-        for (place, before, filler, after) in places {
+        for (place, before, filler, after, own) in places {
             for len in 0..24 {
                 for at in 0..len {
-                    for bad in [0u8, 0x7f, b'\n', 0x1f] {
+                    for &bad in [0u8, 0x7f, b'\n', 0x1f].iter().chain(own) {
                         let mut bytes = vec![filler; len];
                         bytes[at] = bad;
                         let input = [before, &bytes[..], after].concat();
