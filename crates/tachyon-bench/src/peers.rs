@@ -113,6 +113,24 @@ impl Peer {
                     | Peer::H2o
                     | Peer::H2oMaster
                     | Peer::Caddy
+                    | Peer::Apache2
+            )
+    }
+
+    /// Whether the h2c suites can run it: tachyon, lighttpd and h2o serve
+    /// HTTP/2 with prior knowledge on a plain port as configured, nginx
+    /// (tuned and mainline), Caddy and Apache through a `-h2c` config twin.
+    pub fn speaks_h2c(self) -> bool {
+        self.is_tachyon()
+            || matches!(
+                self,
+                Peer::Nginx
+                    | Peer::NginxMainline
+                    | Peer::Lighttpd
+                    | Peer::H2o
+                    | Peer::H2oMaster
+                    | Peer::Caddy
+                    | Peer::Apache2
             )
     }
 

@@ -58,6 +58,31 @@ pub fn report(dir: &Path) -> anyhow::Result<()> {
     ))
 }
 
+/// What [`report`] writes into a results folder beside `results.json`.
+const OUTPUTS: [&str; 3] = ["report.md", "report.html", "charts"];
+
+/// Removes a folder's report (its Markdown, HTML and charts), so that a run
+/// replacing an earlier one never leaves that one's report beside its own
+/// `results.json`, even when it is interrupted. `results.json` and anything
+/// else in the folder stay.
+pub fn remove(dir: &Path) -> anyhow::Result<()> {
+    for name in OUTPUTS {
+        let path = dir.join(name);
+        let removed = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        match removed {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("removing {}", path.display()));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Median, min, max of values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stat {
@@ -962,6 +987,32 @@ fn html(results: &Results, sections: &[Section]) -> String {
 mod tests {
     use super::*;
     use crate::clients::ClientReport;
+
+    /// A replaced run's report goes, its `results.json` and other files
+    /// stay, and a folder without a report is no error.
+    #[test]
+    fn removing_a_report_leaves_the_results_and_other_files() {
+        let dir = std::env::temp_dir().join(format!("tachyon-bench-remove-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("charts")).unwrap();
+        for file in [
+            "results.json",
+            "report.md",
+            "report.html",
+            "charts/a.svg",
+            "notes.txt",
+        ] {
+            std::fs::write(dir.join(file), "x").unwrap();
+        }
+        remove(&dir).unwrap();
+        let mut left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["notes.txt", "results.json"]);
+        remove(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_pacing_system_congestion_control_is_said_to_be_the_peers_alone_in_older_runs() {

@@ -52,8 +52,7 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     crate::proc::raise_nofile();
     let cells = cells_of(opts)?;
     if opts.plan {
-        print!("{}", plan(&cells, opts.rounds, &opts.servers));
-        return Ok(());
+        return crate::print_out(&plan(&cells, opts.rounds, &opts.servers));
     }
     clients::check_installed(&cells)?;
     if opts.congestion.is_none() {
@@ -68,10 +67,11 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         .map(crate::congestion::ForTheRun::set)
         .transpose()?;
     let results_path = opts.out.join("results.json");
+    let replacing = !opts.resume && results_path.exists();
     let previous = if opts.resume {
         Some(read_previous(&results_path, &opts.servers)?)
     } else {
-        if results_path.exists() {
+        if replacing {
             eprintln!(
                 "note: {} holds an earlier run; this run replaces it (--resume would continue it)",
                 results_path.display()
@@ -86,6 +86,11 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         clients::warm_up(server.url("/1k"))
             .with_context(|| format!("warming up {}", server.peer.name()))?;
         servers.push(server);
+    }
+    if replacing {
+        // Its servers are up: from here the folder is this run's, and the
+        // earlier run's report would describe a results.json no longer there.
+        crate::report::remove(&opts.out)?;
     }
     let mut results = match previous {
         None => fresh_results(opts, &servers),
@@ -170,7 +175,7 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
     let tls = tls_run(cells, &opts.servers)?
         .then(|| TlsFiles::make(&run_dir))
         .transpose()?;
-    let h2c = h2c_run(cells)?;
+    let h2c = h2c_run(cells, &opts.servers)?;
     crate::site::generate(&www)?;
     let real = cells.iter().any(|c| c.traffic.is_some());
     if real {
@@ -250,12 +255,26 @@ fn tls_run(cells: &[Cell], servers: &[Peer]) -> anyhow::Result<bool> {
 
 /// Whether this run serves h2c: when its cells are the `h2c` suite's,
 /// which run alone (nginx's h2c listener speaks only HTTP/2).
-fn h2c_run(cells: &[Cell]) -> anyhow::Result<bool> {
+fn h2c_run(cells: &[Cell], servers: &[Peer]) -> anyhow::Result<bool> {
     let h2c = cells.iter().filter(|c| c.suite.is_h2c()).count();
-    if h2c > 0 && h2c != cells.len() {
+    if h2c == 0 {
+        return Ok(false);
+    }
+    if h2c != cells.len() {
         bail!("the h2c suite runs alone: nginx's h2c listener speaks only HTTP/2");
     }
-    Ok(h2c > 0)
+    let without: Vec<&str> = servers
+        .iter()
+        .filter(|p| !p.speaks_h2c())
+        .map(|p| p.name())
+        .collect();
+    if !without.is_empty() {
+        bail!(
+            "the h2c suites need servers that speak HTTP/2 on a plain port; not: {}",
+            without.join(", ")
+        );
+    }
+    Ok(true)
 }
 
 fn fresh_results(opts: &RunOptions, servers: &[Running]) -> Results {
@@ -901,6 +920,32 @@ mod tests {
         let rows = vec![row(&cells[0], Peer::Tachyon, 1)];
         let kept = complete_cells(rows, &cells, 1, &servers).unwrap();
         assert_eq!(kept.len(), 1);
+    }
+
+    /// An h2c run names the servers that cannot speak h2c before any
+    /// starts: Apache without its twin waited 20 s for a probe over HTTP/2
+    /// and ended the run.
+    #[test]
+    fn an_h2c_run_names_the_servers_without_h2c() {
+        let cells = suites::cells("real-h2c", true, 2).unwrap();
+        let peers = [
+            Peer::Tachyon,
+            Peer::Nginx,
+            Peer::NginxMainline,
+            Peer::Lighttpd,
+            Peer::H2o,
+            Peer::H2oMaster,
+            Peer::Caddy,
+            Peer::Apache2,
+        ];
+        assert!(h2c_run(&cells, &peers).unwrap());
+        let err = h2c_run(&cells, &[Peer::Tachyon, Peer::Floor, Peer::NginxDefault]).unwrap_err();
+        assert!(
+            err.to_string().ends_with("not: floor, nginx-default"),
+            "{err}"
+        );
+        let plain = suites::cells("churn", true, 2).unwrap();
+        assert!(!h2c_run(&plain, &[Peer::Floor]).unwrap());
     }
 
     #[test]

@@ -709,8 +709,7 @@ fn write_results(out: &Path, outcomes: &[Outcome]) -> anyhow::Result<()> {
         false,
     )?;
     std::fs::write(out.join("soak-fds.svg"), fds)?;
-    print!("{md}");
-    Ok(())
+    crate::print_out(&md)
 }
 
 #[cfg(test)]

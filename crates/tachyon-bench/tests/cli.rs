@@ -24,16 +24,23 @@ fn cells_prints_a_row_per_cell() {
 }
 
 /// `tachyon-bench cells DIR | head`: the reader has gone before the table
-/// is written. The command ends with success and says nothing, where
-/// `print!` panicked ("failed printing to stdout: Broken pipe", exit 101).
+/// is written (and the same for `figures` and `run --plan`). The command
+/// ends with success and says nothing, where `print!` panicked ("failed
+/// printing to stdout: Broken pipe", exit 101).
 #[test]
 fn output_into_a_closed_pipe_ends_quietly() {
-    for command in ["cells", "figures"] {
+    let run = committed_run();
+    let plan = ["run", "--suite", "smoke", "--servers", "floor", "--plan"];
+    for args in [&["cells"][..], &["figures"], &plan] {
+        let command = args.join(" ");
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let out = bench()
-            .arg(command)
-            .arg(committed_run())
+        let mut bench = bench();
+        bench.args(args);
+        if args[0] != "run" {
+            bench.arg(&run);
+        }
+        let out = bench
             .stdout(writer)
             .stderr(Stdio::piped())
             .output()
