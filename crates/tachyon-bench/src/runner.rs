@@ -239,17 +239,11 @@ fn tls_run(cells: &[Cell], servers: &[Peer]) -> anyhow::Result<bool> {
     if tls != cells.len() {
         bail!("the tls and h2 suites run alone: their servers speak only HTTPS");
     }
-    let plain_only: Vec<&str> = servers
-        .iter()
-        .filter(|p| !p.speaks_tls())
-        .map(|p| p.name())
-        .collect();
-    if !plain_only.is_empty() {
-        bail!(
-            "the tls suite needs servers with TLS; not: {}",
-            plain_only.join(", ")
-        );
-    }
+    refuse_unable(
+        servers,
+        Peer::speaks_tls,
+        "the tls suite needs servers with TLS",
+    )?;
     Ok(true)
 }
 
@@ -263,18 +257,26 @@ fn h2c_run(cells: &[Cell], servers: &[Peer]) -> anyhow::Result<bool> {
     if h2c != cells.len() {
         bail!("the h2c suite runs alone: nginx's h2c listener speaks only HTTP/2");
     }
-    let without: Vec<&str> = servers
+    refuse_unable(
+        servers,
+        Peer::speaks_h2c,
+        "the h2c suites need servers that speak HTTP/2 on a plain port",
+    )?;
+    Ok(true)
+}
+
+/// Refuses a run with servers `can` rules out, naming them after `needs`
+/// (what the suite needs of a server), before any server starts.
+fn refuse_unable(servers: &[Peer], can: fn(Peer) -> bool, needs: &str) -> anyhow::Result<()> {
+    let unable: Vec<&str> = servers
         .iter()
-        .filter(|p| !p.speaks_h2c())
+        .filter(|&&p| !can(p))
         .map(|p| p.name())
         .collect();
-    if !without.is_empty() {
-        bail!(
-            "the h2c suites need servers that speak HTTP/2 on a plain port; not: {}",
-            without.join(", ")
-        );
+    if !unable.is_empty() {
+        bail!("{needs}; not: {}", unable.join(", "));
     }
-    Ok(true)
+    Ok(())
 }
 
 fn fresh_results(opts: &RunOptions, servers: &[Running]) -> Results {
