@@ -458,8 +458,12 @@ impl Conn {
                 self.phase = Phase::Closing;
                 // A full read buffer means more input may be waiting.
                 self.linger = batch.linger || self.readable;
-                // The close (or shutdown) follows the last write.
+                // The close (or shutdown) follows the last write, and over
+                // TLS the close_notify leaves with it (the outbox's drain).
                 cx.out.close_after();
+                if let Some(session) = &mut self.session {
+                    session.close_notify();
+                }
             }
             if !cx.out.is_empty() {
                 match cx.flush_out(&mut wire(&self.fd, &mut self.session)) {

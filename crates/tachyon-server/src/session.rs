@@ -36,6 +36,12 @@ pub const MAX_INCOMING: usize = 80 * 1024;
 /// Largest TLS plaintext record (RFC 8446 §5.1).
 pub const MAX_RECORD: usize = 16 * 1024;
 
+/// Sealed bytes may be held back to leave with the next send (`wire`)
+/// while the session owes at most this much: a segment and a wake-up of
+/// the peer saved for a copy this small. More than this owed means the
+/// socket refused them.
+pub const JOIN_UP_TO: usize = 16 * 1024;
+
 /// A connection's TLS state: rustls's unbuffered session, then for TLS
 /// 1.3 the record layer it hands over to; boxed in the connection (a plain
 /// connection pays one pointer). Records are opened and sealed in the
@@ -292,6 +298,7 @@ impl Session {
         let alpn = match conn.alpn_protocol() {
             Some(b"h2") => Some(&b"h2"[..]),
             Some(b"http/1.1") => Some(&b"http/1.1"[..]),
+            Some(b"http/1.0") => Some(&b"http/1.0"[..]),
             Some(b"acme-tls/1") => Some(crate::acme::ACME_TLS_ALPN),
             _ => None,
         };
@@ -351,7 +358,7 @@ impl Session {
             Tls::Records {
                 records, kernel, ..
             } => {
-                let owed = !outgoing.is_empty();
+                let owed = outgoing.len() > JOIN_UP_TO;
                 let session = (&mut *records, &mut **kernel);
                 return step_records(session, plain, owed, input, start, output, want);
             }
@@ -678,9 +685,9 @@ fn step_records(
                 }
                 // §4.6.3: asked to, this side updates too, before anything
                 // else it seals. Requests read together get one update, and
-                // none while the socket still owes sealed bytes (a client
-                // that asks without reading would grow them): rustls, too,
-                // keeps at most one reply pending.
+                // none while the socket still owes bytes it refused (a
+                // client that asks without reading would grow them): rustls,
+                // too, keeps at most one reply pending.
                 owe_update |= reply && !owed;
             }
             Ok(Opened::Closed) => {

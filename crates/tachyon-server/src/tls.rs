@@ -223,8 +223,9 @@ impl Resumption {
 
     /// The settings TLS connections of one generation start from.
     /// `h2` offers HTTP/2 in ALPN, preferred over HTTP/1.1 (RFC 9113 §3.2);
-    /// certificates that answer ACME challenges add `acme-tls/1`, last
-    /// (only a validator offers it, and then alone).
+    /// `http/1.0` is taken too (what `curl --http1.0` offers alone; nginx
+    /// takes it); certificates that answer ACME challenges add
+    /// `acme-tls/1`, last (only a validator offers it, and then alone).
     pub fn config(
         &self,
         certificates: Certificates,
@@ -237,8 +238,8 @@ impl Resumption {
             .with_no_client_auth()
             .with_cert_resolver(Arc::new(certificates));
         config.alpn_protocols = match h2 {
-            true => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
-            false => vec![b"http/1.1".to_vec()],
+            true => vec![b"h2".to_vec(), b"http/1.1".to_vec(), b"http/1.0".to_vec()],
+            false => vec![b"http/1.1".to_vec(), b"http/1.0".to_vec()],
         };
         if acme {
             config.alpn_protocols.push(ACME_TLS_ALPN.to_vec());

@@ -18,7 +18,7 @@ use std::os::fd::OwnedFd;
 use rustix::io::{Errno, IoSlice};
 use rustix::net::{RecvFlags, SendFlags};
 
-use crate::session::{Opening, Sealed, MAX_INCOMING, MAX_RECORD};
+use crate::session::{Opening, Sealed, JOIN_UP_TO, MAX_INCOMING, MAX_RECORD};
 pub use crate::session::{Session, TLS_COPY_CHUNK};
 
 /// Bytes read per receive call: a few records (each at most 16 KiB and
@@ -45,16 +45,22 @@ thread_local! {
     });
 }
 
-/// Sends `sealed` after what the session still owes, keeping what the
-/// socket refuses. `Err(AGAIN)` while anything is left.
+/// Sends `sealed` after what the session still owes, both in one call,
+/// keeping what the socket refuses. `Err(AGAIN)` while anything is left.
 fn send_sealed(fd: &OwnedFd, session: &mut Session, sealed: &[u8]) -> rustix::io::Result<()> {
-    if !session.owed().is_empty() {
-        session.owe(sealed);
-        return flush(fd, session);
+    let owed = session.owed().len();
+    if owed == 0 {
+        let (sent, result) = send_all(fd, sealed);
+        if result.is_err() {
+            session.owe(&sealed[sent..]);
+        }
+        return result;
     }
-    let (sent, result) = send_all(fd, sealed);
+    let (sent, result) = send_pair(fd, session.owed(), sealed);
+    let from_owed = sent.min(owed);
+    session.took(from_owed);
     if result.is_err() {
-        session.owe(&sealed[sent..]);
+        session.owe(&sealed[sent - from_owed..]);
     }
     result
 }
@@ -66,19 +72,33 @@ fn flush(fd: &OwnedFd, session: &mut Session) -> rustix::io::Result<()> {
     result
 }
 
-/// Seals up to [`TLS_COPY_CHUNK`] of `slices` and sends them; returns the
-/// plaintext bytes taken (what the socket refused stays sealed in the
-/// session, sent by the next drain).
+/// Seals up to [`TLS_COPY_CHUNK`] of `slices` and sends them after what
+/// the session owes, in one call; returns the plaintext bytes taken (what
+/// the socket refused stays sealed in the session, sent by the next
+/// drain). With `more` (the outbox sends or drains again at once: more of
+/// the response, or the close) a small output that took all of `slices`
+/// is held back to leave with what follows: a response to a fresh
+/// connection then leaves with its session tickets and `close_notify` in
+/// one segment, not three.
 fn send_tls(
     fd: &OwnedFd,
     session: &mut Session,
     slices: &[IoSlice<'_>],
+    more: bool,
 ) -> rustix::io::Result<usize> {
-    flush(fd, session)?;
+    if session.owed().len() > JOIN_UP_TO {
+        // Refused earlier: the socket must take those before more is sealed.
+        flush(fd, session)?;
+    }
     BUFFERS.with(|buffers| {
         let TlsBuffers { output, gather, .. } = &mut *buffers.borrow_mut();
         output.clear();
         let taken = session.seal_data(slices, gather, output).ok_or(Errno::IO)?;
+        let whole = taken == slices.iter().map(|s| s.len()).sum::<usize>();
+        if more && whole && session.owed().len() + output.bytes().len() <= JOIN_UP_TO {
+            session.owe(output.bytes());
+            return Ok(taken);
+        }
         match send_sealed(fd, session, output.bytes()) {
             Ok(()) | Err(Errno::AGAIN) => Ok(taken),
             Err(e) => Err(e),
@@ -86,17 +106,14 @@ fn send_tls(
     })
 }
 
-/// Sends what is owed, then the `close_notify` if one was asked for.
+/// Sends what is owed and the `close_notify` if one was asked for, in
+/// one call.
 fn drain_tls(fd: &OwnedFd, session: &mut Session) -> rustix::io::Result<()> {
-    flush(fd, session)?;
     BUFFERS.with(|buffers| {
         let TlsBuffers { output, .. } = &mut *buffers.borrow_mut();
         output.clear();
-        if session.seal_close(output) {
-            send_sealed(fd, session, output.bytes())
-        } else {
-            Ok(())
-        }
+        session.seal_close(output);
+        send_sealed(fd, session, output.bytes())
     })
 }
 
@@ -158,11 +175,16 @@ fn receive_tls(
             }
         };
         session.hand_over();
-        // Records sealed on the way (session tickets after the handshake's
-        // last flight, an alert): best effort here, the rest leaves with
-        // the next drain.
-        if !output.is_empty() {
-            let _ = send_sealed(fd, session, output.bytes());
+        match received {
+            // Records sealed on the way (the session tickets after the
+            // handshake's last flight) leave with the answer to what was
+            // read (`send_tls`), or with the next receive or drain.
+            Received::Data(_) => session.owe(output.bytes()),
+            // An alert, or tickets with nothing to answer yet: best effort
+            // here, the rest leaves with the next drain.
+            _ => {
+                let _ = send_sealed(fd, session, output.bytes());
+            }
         }
         session.keep(&input[start..end]);
         received
@@ -238,7 +260,7 @@ impl Wire<'_> {
                     _ => rustix::io::writev(fd, slices),
                 }
             }
-            Wire::Tls { fd, session } => send_tls(fd, session, slices),
+            Wire::Tls { fd, session } => send_tls(fd, session, slices, more),
         }
     }
 
@@ -311,6 +333,29 @@ fn send_all(fd: &OwnedFd, bytes: &[u8]) -> (usize, rustix::io::Result<()>) {
     let mut sent = 0;
     while sent < bytes.len() {
         match rustix::net::send(fd, &bytes[sent..], SendFlags::NOSIGNAL) {
+            Ok(n) => sent += n,
+            Err(Errno::INTR) => {}
+            Err(e) => return (sent, Err(e)),
+        }
+    }
+    (sent, Ok(()))
+}
+
+/// [`send_all`] of `first` then `second`, in one call while the socket
+/// takes them.
+fn send_pair(fd: &OwnedFd, first: &[u8], second: &[u8]) -> (usize, rustix::io::Result<()>) {
+    let total = first.len() + second.len();
+    let mut sent = 0;
+    while sent < total {
+        let slices = match first.get(sent..) {
+            Some(rest) if !rest.is_empty() => [IoSlice::new(rest), IoSlice::new(second)],
+            _ => [
+                IoSlice::new(&second[sent - first.len()..]),
+                IoSlice::new(&[]),
+            ],
+        };
+        let mut ancillary = rustix::net::SendAncillaryBuffer::default();
+        match rustix::net::sendmsg(fd, &slices, &mut ancillary, SendFlags::NOSIGNAL) {
             Ok(n) => sent += n,
             Err(Errno::INTR) => {}
             Err(e) => return (sent, Err(e)),
@@ -405,6 +450,76 @@ mod tests {
                 other => panic!("the server's session ended: {other:?}"),
             }
         }
+    }
+
+    /// The bytes waiting on the client's socket, without reading them.
+    fn waiting(socket: &UnixStream) -> usize {
+        let mut probe = [0u8; 64 * 1024];
+        match rustix::net::recv(socket, &mut probe, RecvFlags::PEEK) {
+            Ok((n, _)) => n,
+            Err(Errno::AGAIN) => 0,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// A fresh connection's first answer: the session tickets sealed when
+    /// the client's Finished arrived with its request, the response (sent
+    /// with `more`: the close follows) and the close_notify leave together
+    /// at the drain, in that order, not as three sends.
+    #[test]
+    fn tickets_response_and_close_notify_leave_in_one_send() {
+        let (a, b) = UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        b.set_nonblocking(true).unwrap();
+        let mut pair = Pair {
+            client: client(&rustls::version::TLS13),
+            client_socket: a,
+            server: Session::new(server_config()).unwrap(),
+            server_fd: OwnedFd::from(b),
+        };
+        pair.client_flush();
+        assert_eq!(pair.server_read(&mut [0; 1024]), 0, "the ClientHello");
+        pair.client_read();
+        assert!(!pair.client.is_handshaking());
+        // The client's Finished and its request in one read.
+        let request = pattern(300, 3);
+        pair.client.writer().write_all(&request).unwrap();
+        pair.client_flush();
+        let mut buf = vec![0; 4096];
+        assert_eq!(pair.server_read(&mut buf), request.len());
+        assert_eq!(&buf[..request.len()], &request[..]);
+        assert_eq!(
+            waiting(&pair.client_socket),
+            0,
+            "the tickets wait for the answer"
+        );
+        let response = pattern(1_500, 5);
+        let sent = Wire::Tls {
+            fd: &pair.server_fd,
+            session: &mut pair.server,
+        }
+        .send(&[IoSlice::new(&response)], true);
+        assert_eq!(sent, Ok(response.len()));
+        assert_eq!(
+            waiting(&pair.client_socket),
+            0,
+            "the response waits for the close"
+        );
+        pair.server.close_notify();
+        let drained = Wire::Tls {
+            fd: &pair.server_fd,
+            session: &mut pair.server,
+        }
+        .drain();
+        assert_eq!(drained, Ok(()));
+        assert!(pair.server.owed().is_empty());
+        assert_eq!(pair.client_read(), response);
+        let mut rest = [0u8; 16];
+        assert_eq!(
+            pair.client.reader().read(&mut rest).unwrap(),
+            0,
+            "the close_notify came after the response"
+        );
     }
 
     /// Records arriving together can open to more than the reader's

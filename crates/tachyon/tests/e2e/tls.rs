@@ -543,11 +543,11 @@ fn redirect_https_sends_plain_requests_to_the_same_url_on_https() {
     assert_eq!(body, "a");
 }
 
-/// ALPN (RFC 7301): http/1.1 is chosen when offered; a client that offers
-/// only protocols tachyon does not speak is refused with the
-/// no_application_protocol alert (§3.2) rather than answered in HTTP/1.1.
-/// HTTP/2 is preferred when offered, and with `--no-h2` it is one of those
-/// protocols.
+/// ALPN (RFC 7301): http/1.1 is chosen when offered, http/1.0 when only
+/// it is (`curl --http1.0`); a client that offers only protocols tachyon
+/// does not speak is refused with the no_application_protocol alert
+/// (§3.2) rather than answered in HTTP/1.1. HTTP/2 is preferred when
+/// offered, and with `--no-h2` it is one of those protocols.
 #[test]
 fn alpn_prefers_h2_and_refuses_what_tachyon_does_not_speak() {
     let site = TestSite::new();
@@ -557,6 +557,11 @@ fn alpn_prefers_h2_and_refuses_what_tachyon_does_not_speak() {
     let (_server, https) = start_https(&site.path(""), &issued, &[]);
     let (_, out, err) = s_client(https, "localhost", &["-alpn", "http/1.1,h2"], b"");
     assert!(out.contains("ALPN protocol: h2"), "{out}{err}");
+    let (_, out, err) = s_client(https, "localhost", &["-alpn", "http/1.0"], b"");
+    assert!(out.contains("ALPN protocol: http/1.0"), "{out}{err}");
+    let (ok, body, err) = curl(&pki, https, "localhost", "/a.txt", &["--http1.0"]);
+    assert!(ok, "curl --http1.0: {err}");
+    assert_eq!(body, "a");
     let (_, out, err) = s_client(https, "localhost", &["-alpn", "spdy/3"], b"");
     assert!(!out.contains("ALPN protocol:"), "{out}");
     assert!(err.contains("no application protocol"), "{out}{err}");
