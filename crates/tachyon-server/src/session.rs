@@ -5,8 +5,9 @@
 //! 1.3 session is then handed to `record`, rustls keeping its key schedule
 //! through a `KernelConnection` and asked for the next secret on a key
 //! update (RFC 8446 §4.6.3). Owns what a session must keep between calls:
-//! an unfinished record, sealed bytes the socket refused, plaintext beyond
-//! the caller's buffer. Makes no system call: `wire` moves the bytes.
+//! an unfinished record, sealed bytes the socket refused or `wire` held
+//! back to join the next send, plaintext beyond the caller's buffer.
+//! Makes no system call: `wire` moves the bytes.
 //!
 //! Invariant: sealed bytes leave in the order they were sealed (what a
 //! session owes goes before anything sealed later), and a buffer is held
@@ -478,7 +479,8 @@ impl Session {
         }
     }
 
-    /// Keeps sealed bytes the socket refused, after what is owed.
+    /// Keeps sealed bytes to send after what is owed: ones the socket
+    /// refused, or ones held back to leave with the next send.
     pub fn owe(&mut self, sealed: &[u8]) {
         self.outgoing.extend_from_slice(sealed);
     }
