@@ -9,7 +9,7 @@
 # -new makes a full handshake each time. One worker; suites in the
 # browsers' order, as tachyon-bench gives its OpenSSL clients.
 set -eu
-mode=$1 bin=$2
+mode=$1 bin=$(realpath "$2")
 work=$(mktemp -d)
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 cd "$work"

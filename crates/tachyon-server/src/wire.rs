@@ -49,14 +49,7 @@ thread_local! {
 /// keeping what the socket refuses. `Err(AGAIN)` while anything is left.
 fn send_sealed(fd: &OwnedFd, session: &mut Session, sealed: &[u8]) -> rustix::io::Result<()> {
     let owed = session.owed().len();
-    if owed == 0 {
-        let (sent, result) = send_all(fd, sealed);
-        if result.is_err() {
-            session.owe(&sealed[sent..]);
-        }
-        return result;
-    }
-    let (sent, result) = send_pair(fd, session.owed(), sealed);
+    let (sent, result) = send_all(fd, session.owed(), sealed);
     let from_owed = sent.min(owed);
     session.took(from_owed);
     if result.is_err() {
@@ -67,9 +60,7 @@ fn send_sealed(fd: &OwnedFd, session: &mut Session, sealed: &[u8]) -> rustix::io
 
 /// Sends what the session still owes.
 fn flush(fd: &OwnedFd, session: &mut Session) -> rustix::io::Result<()> {
-    let (sent, result) = send_all(fd, session.owed());
-    session.took(sent);
-    result
+    send_sealed(fd, session, &[])
 }
 
 /// Seals up to [`TLS_COPY_CHUNK`] of `slices` and sends them after what
@@ -327,35 +318,24 @@ fn recv_edge(
     }
 }
 
-/// Sends `bytes` until all are taken or the socket refuses; returns how
-/// many were taken and how it ended.
-fn send_all(fd: &OwnedFd, bytes: &[u8]) -> (usize, rustix::io::Result<()>) {
-    let mut sent = 0;
-    while sent < bytes.len() {
-        match rustix::net::send(fd, &bytes[sent..], SendFlags::NOSIGNAL) {
-            Ok(n) => sent += n,
-            Err(Errno::INTR) => {}
-            Err(e) => return (sent, Err(e)),
-        }
-    }
-    (sent, Ok(()))
-}
-
-/// [`send_all`] of `first` then `second`, in one call while the socket
-/// takes them.
-fn send_pair(fd: &OwnedFd, first: &[u8], second: &[u8]) -> (usize, rustix::io::Result<()>) {
+/// Sends `first` then `second` until all are taken or the socket refuses;
+/// returns how many were taken and how it ended. One `send` while a
+/// single part is left (cheaper than `sendmsg`), else one `sendmsg` of
+/// both.
+fn send_all(fd: &OwnedFd, first: &[u8], second: &[u8]) -> (usize, rustix::io::Result<()>) {
     let total = first.len() + second.len();
     let mut sent = 0;
     while sent < total {
-        let slices = match first.get(sent..) {
-            Some(rest) if !rest.is_empty() => [IoSlice::new(rest), IoSlice::new(second)],
-            _ => [
-                IoSlice::new(&second[sent - first.len()..]),
-                IoSlice::new(&[]),
-            ],
+        let result = match first.get(sent..) {
+            Some(rest) if !rest.is_empty() && !second.is_empty() => {
+                let slices = [IoSlice::new(rest), IoSlice::new(second)];
+                let mut ancillary = rustix::net::SendAncillaryBuffer::default();
+                rustix::net::sendmsg(fd, &slices, &mut ancillary, SendFlags::NOSIGNAL)
+            }
+            Some(rest) if !rest.is_empty() => rustix::net::send(fd, rest, SendFlags::NOSIGNAL),
+            _ => rustix::net::send(fd, &second[sent - first.len()..], SendFlags::NOSIGNAL),
         };
-        let mut ancillary = rustix::net::SendAncillaryBuffer::default();
-        match rustix::net::sendmsg(fd, &slices, &mut ancillary, SendFlags::NOSIGNAL) {
+        match result {
             Ok(n) => sent += n,
             Err(Errno::INTR) => {}
             Err(e) => return (sent, Err(e)),
