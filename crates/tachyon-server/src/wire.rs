@@ -375,17 +375,23 @@ mod tests {
     }
 
     impl Pair {
-        fn new(version: &'static rustls::SupportedProtocolVersion) -> Pair {
-            let client = client(version);
+        /// A client and a server session over a socket pair, nothing
+        /// sent yet.
+        fn unstarted(version: &'static rustls::SupportedProtocolVersion) -> Pair {
             let (a, b) = UnixStream::pair().unwrap();
             a.set_nonblocking(true).unwrap();
             b.set_nonblocking(true).unwrap();
-            let mut pair = Pair {
-                client,
+            Pair {
+                client: client(version),
                 client_socket: a,
                 server: Session::new(server_config()).unwrap(),
                 server_fd: OwnedFd::from(b),
-            };
+            }
+        }
+
+        /// A pair whose handshake is done on both sides.
+        fn new(version: &'static rustls::SupportedProtocolVersion) -> Pair {
+            let mut pair = Pair::unstarted(version);
             while pair.client.is_handshaking() || pair.server.is_handshaking() {
                 pair.client_flush();
                 assert_eq!(pair.server_read(&mut [0; 1024]), 0);
@@ -448,15 +454,7 @@ mod tests {
     /// at the drain, in that order, not as three sends.
     #[test]
     fn tickets_response_and_close_notify_leave_in_one_send() {
-        let (a, b) = UnixStream::pair().unwrap();
-        a.set_nonblocking(true).unwrap();
-        b.set_nonblocking(true).unwrap();
-        let mut pair = Pair {
-            client: client(&rustls::version::TLS13),
-            client_socket: a,
-            server: Session::new(server_config()).unwrap(),
-            server_fd: OwnedFd::from(b),
-        };
+        let mut pair = Pair::unstarted(&rustls::version::TLS13);
         pair.client_flush();
         assert_eq!(pair.server_read(&mut [0; 1024]), 0, "the ClientHello");
         pair.client_read();
