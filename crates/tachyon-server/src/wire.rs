@@ -85,8 +85,8 @@ fn send_tls(
         let TlsBuffers { output, gather, .. } = &mut *buffers.borrow_mut();
         output.clear();
         let taken = session.seal_data(slices, gather, output).ok_or(Errno::IO)?;
-        let whole = taken == slices.iter().map(|s| s.len()).sum::<usize>();
-        if more && whole && session.owed().len() + output.bytes().len() <= JOIN_UP_TO {
+        let small = session.owed().len() + output.bytes().len() <= JOIN_UP_TO;
+        if more && small && taken == slices.iter().map(|s| s.len()).sum::<usize>() {
             session.owe(output.bytes());
             return Ok(taken);
         }
