@@ -104,34 +104,30 @@ impl Peer {
     /// Whether the `tls` suite can run it (a `-tls` config twin, or
     /// tachyon's own options; a baseline build is taken to have them).
     pub fn speaks_tls(self) -> bool {
-        (self.is_tachyon() && self != Peer::TachyonLogged)
-            || matches!(
-                self,
-                Peer::Nginx
-                    | Peer::NginxMainline
-                    | Peer::Lighttpd
-                    | Peer::H2o
-                    | Peer::H2oMaster
-                    | Peer::Caddy
-                    | Peer::Apache2
-            )
+        (self.is_tachyon() && self != Peer::TachyonLogged) || self.has_protocol_twins()
     }
 
     /// Whether the h2c suites can run it: tachyon, lighttpd and h2o serve
     /// HTTP/2 with prior knowledge on a plain port as configured, nginx
     /// (tuned and mainline), Caddy and Apache through a `-h2c` config twin.
     pub fn speaks_h2c(self) -> bool {
-        self.is_tachyon()
-            || matches!(
-                self,
-                Peer::Nginx
-                    | Peer::NginxMainline
-                    | Peer::Lighttpd
-                    | Peer::H2o
-                    | Peer::H2oMaster
-                    | Peer::Caddy
-                    | Peer::Apache2
-            )
+        self.is_tachyon() || self.has_protocol_twins()
+    }
+
+    /// The peers with a config for every protocol suite; the floor, the
+    /// logged and default nginx variants and static-web-server are measured
+    /// over plain HTTP/1.1 only.
+    fn has_protocol_twins(self) -> bool {
+        matches!(
+            self,
+            Peer::Nginx
+                | Peer::NginxMainline
+                | Peer::Lighttpd
+                | Peer::H2o
+                | Peer::H2oMaster
+                | Peer::Caddy
+                | Peer::Apache2
+        )
     }
 
     /// A build of tachyon (this workspace's or the baseline).
