@@ -45,6 +45,19 @@
 //! as late (up to 30 s), so a load that packing suits pays for few trials
 //! (bench/results/packing-trial-2026-11-28).
 //!
+//! Placed by CPU (`ListenOptions::by_cpu`: one worker per CPU, worker n
+//! on CPU n, each connection steered to the worker of the CPU that took
+//! its first packet), none of the above applies until a worker is busy: a
+//! client's thread and the worker that answers it then share a core and
+//! wake each other there, which costs less than any spreading or packing
+//! by count (bench/results/placement-2026-12-04: at wrk -t2 -c4, 1.4–1.8×
+//! the requests, steadily, where spread by count lands in one of two
+//! modes). Packing never starts, and a worker hands connections over by
+//! count only while it uses more than [`UNPACK_ABOVE`] of its core: so
+//! when one CPU receives every connection (a network card with one
+//! queue), its worker keeps them while it keeps up, and spreads them when
+//! it does not.
+//!
 //! Owns: the per-worker live-connection counts, busy shares and request
 //! counts, the packing decision and its trials, the per-worker inboxes of
 //! handed-over connections and the eventfds that announce them.
@@ -307,10 +320,12 @@ pub struct Balance {
     inboxes: Vec<Mutex<Vec<Handed>>>,
     /// `wakes[w]` is registered in worker `w`'s epoll.
     wakes: Vec<OwnedFd>,
+    /// Connections are placed by CPU (see the module doc).
+    by_cpu: bool,
 }
 
 impl Balance {
-    pub fn new(workers: usize) -> io::Result<Balance> {
+    pub fn new(workers: usize, by_cpu: bool) -> io::Result<Balance> {
         let wakes = (0..workers)
             .map(|_| eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK))
             .collect::<Result<_, _>>()?;
@@ -325,6 +340,7 @@ impl Balance {
             }),
             inboxes: (0..workers).map(|_| Mutex::new(Vec::new())).collect(),
             wakes,
+            by_cpu,
         })
     }
 
@@ -362,7 +378,9 @@ impl Balance {
             .sum();
         let mut decider = self.decider.lock().unwrap_or_else(|p| p.into_inner());
         let window = Window {
-            enough: self.loads.len() > 1 && (PACK_FROM..=PACK_UP_TO.min(cap / 2)).contains(&total),
+            enough: !self.by_cpu
+                && self.loads.len() > 1
+                && (PACK_FROM..=PACK_UP_TO.min(cap / 2)).contains(&total),
             busy: self.busy.iter().map(|b| b.0.load(Ordering::Relaxed)).sum(),
             home: self.busy[0].0.load(Ordering::Relaxed),
             served: served.saturating_sub(decider.served),
@@ -386,7 +404,7 @@ impl Balance {
     /// is clear (the rule [`Balance::destination`] applies at accept, with
     /// one more of slack so that an odd count does not bounce).
     pub fn moves(&self, worker: usize, live: usize) -> Option<(usize, usize)> {
-        if self.loads.len() < 2 || live == 0 {
+        if self.loads.len() < 2 || live == 0 || self.keeps_its_own(worker) {
             return None;
         }
         if self.is_packing() {
@@ -396,6 +414,12 @@ impl Balance {
         let slack = total / 16 + 1;
         // Lazily: the count is computed only when the excess is real.
         (live > least + slack).then(|| (to, (live - least) / 2))
+    }
+
+    /// Placed by CPU, a worker keeps the connections its CPU receives while
+    /// it keeps up with them.
+    fn keeps_its_own(&self, worker: usize) -> bool {
+        self.by_cpu && self.busy[worker].0.load(Ordering::Relaxed) <= UNPACK_ABOVE
     }
 
     /// The least-loaded worker other than `worker`, its count, and the
@@ -419,7 +443,7 @@ impl Balance {
     /// The worker that should take a connection `worker` just accepted while
     /// holding `live` connections, or `None` to keep it.
     pub fn destination(&self, worker: usize, live: usize) -> Option<usize> {
-        if self.loads.len() < 2 {
+        if self.loads.len() < 2 || self.keeps_its_own(worker) {
             return None;
         }
         if self.is_packing() {
@@ -468,7 +492,7 @@ mod tests {
 
     #[test]
     fn a_few_connections_are_evened_out() {
-        let balance = Balance::new(2).unwrap();
+        let balance = Balance::new(2, false).unwrap();
         // All four land on worker 0, as the hash sometimes does.
         assert_eq!(balance.destination(0, 0), None);
         assert_eq!(balance.destination(0, 1), Some(1));
@@ -478,8 +502,35 @@ mod tests {
     }
 
     #[test]
+    fn placed_by_cpu_a_worker_keeps_its_connections_while_it_keeps_up() {
+        let balance = Balance::new(2, true).unwrap();
+        // Every connection arrived on CPU 0, as with a one-queue card.
+        balance.publish_busy(0, 600);
+        assert_eq!(balance.destination(0, 40), None);
+        assert_eq!(balance.moves(0, 40), None);
+        balance.publish_busy(0, 980);
+        assert_eq!(balance.destination(0, 40), Some(1));
+        assert_eq!(balance.moves(0, 40), Some((1, 20)));
+    }
+
+    #[test]
+    fn placed_by_cpu_idle_workers_never_pack() {
+        let balance = Balance::new(2, true).unwrap();
+        balance.publish(0, 10);
+        balance.publish(1, 10);
+        balance.publish_busy(0, 400);
+        balance.publish_busy(1, 400);
+        for _ in 0..10 {
+            balance.decide(1000, 100);
+        }
+        assert!(!balance.is_packing(), "20 connections, 0.8 of a core");
+        assert_eq!(balance.destination(1, 10), None);
+        assert_eq!(balance.moves(1, 10), None);
+    }
+
+    #[test]
     fn many_connections_tolerate_the_hash_spread() {
-        let balance = Balance::new(2).unwrap();
+        let balance = Balance::new(2, false).unwrap();
         balance.publish(1, 480);
         // 520 vs 480: within 1/16 of 1000, kept.
         assert_eq!(balance.destination(0, 520), None);
@@ -488,13 +539,13 @@ mod tests {
 
     #[test]
     fn one_worker_never_hands_over() {
-        let balance = Balance::new(1).unwrap();
+        let balance = Balance::new(1, false).unwrap();
         assert_eq!(balance.destination(0, 100), None);
     }
 
     #[test]
     fn idle_workers_with_enough_connections_pack_onto_worker_0() {
-        let balance = Balance::new(2).unwrap();
+        let balance = Balance::new(2, false).unwrap();
         balance.publish(0, 10);
         balance.publish(1, 10);
         balance.publish_busy(0, 400);
@@ -509,7 +560,7 @@ mod tests {
 
     #[test]
     fn few_connections_or_busy_workers_stay_spread() {
-        let balance = Balance::new(2).unwrap();
+        let balance = Balance::new(2, false).unwrap();
         balance.publish(0, 3);
         balance.publish(1, 4);
         balance.decide(1000, 100);
@@ -532,7 +583,7 @@ mod tests {
 
     #[test]
     fn packing_ends_when_worker_0_is_nearly_full_and_connections_spread_again() {
-        let balance = Balance::new(2).unwrap();
+        let balance = Balance::new(2, false).unwrap();
         balance.publish(0, 32);
         balance.publish(1, 0);
         balance.publish_busy(0, 800);
@@ -583,7 +634,7 @@ mod tests {
 
     #[test]
     fn packing_that_slows_a_waiting_client_is_undone_by_a_trial() {
-        let balance = Balance::new(2).unwrap();
+        let balance = Balance::new(2, false).unwrap();
         let mut served = 0;
         windows(&balance, &mut served, 1, 10_000);
         assert!(balance.is_packing());
@@ -603,7 +654,7 @@ mod tests {
 
     #[test]
     fn packing_that_serves_as_fast_survives_its_trials_and_they_grow_rarer() {
-        let balance = Balance::new(2).unwrap();
+        let balance = Balance::new(2, false).unwrap();
         let mut served = 0;
         windows(&balance, &mut served, 1, 10_000);
         let mut trial_at = FIRST_TRIAL;
@@ -655,7 +706,7 @@ mod tests {
 
     #[test]
     fn handed_sockets_arrive_in_order() {
-        let balance = Balance::new(2).unwrap();
+        let balance = Balance::new(2, false).unwrap();
         let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
         let accepted = |fd: std::os::unix::net::UnixStream| {
             Handed::Accepted(Accepted {

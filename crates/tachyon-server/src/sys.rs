@@ -55,6 +55,10 @@ pub struct Listeners {
     /// closes). More than one when it was itself a successor still
     /// holding: then its predecessor's too.
     pub quic_holds: Vec<OwnedFd>,
+    /// Each address's connections are steered to the worker of the CPU
+    /// that received them, and worker `w` is to run on CPU `w` alone
+    /// (see [`ListenOptions::by_cpu`]).
+    pub by_cpu: bool,
 }
 
 /// A UDP socket for HTTP/3 and its place in the `SO_REUSEPORT` group of
@@ -76,6 +80,22 @@ impl Listeners {
             quic: (0..threads).map(|_| Vec::new()).collect(),
             quic_local: Vec::new(),
             quic_holds: Vec::new(),
+            by_cpu: false,
+        }
+    }
+
+    /// Steers the address just bound (each worker's last socket) by CPU:
+    /// the n-th socket of its group is worker n's. A kernel that refuses
+    /// the program leaves the hash, and the workers unpinned.
+    fn steer_by_cpu(&mut self) {
+        let Some(first) = self.per_worker.first().and_then(|s| s.last()) else {
+            return;
+        };
+        if let Err(e) = tachyon_sys::steer_by_cpu(first.as_fd()) {
+            self.by_cpu = false;
+            self.refused.push(format!(
+                "connections are placed by the kernel's hash, not by CPU: {e}"
+            ));
         }
     }
 
@@ -187,6 +207,14 @@ pub struct ListenOptions {
     pub loopback_congestion: Option<String>,
     /// Bind UDP beside every HTTPS address, for HTTP/3.
     pub quic: bool,
+    /// Place connections by CPU when the workers are one per CPU the
+    /// process may run on, numbered from 0 (a whole machine or VM): worker
+    /// `w` runs on CPU `w`, and a connection goes to the worker of the CPU
+    /// that received its first packet, so a client and the worker that
+    /// answers it share a core and its caches and wake each other without
+    /// an interrupt to another core (bench/results/placement-2026-12-04).
+    /// Listeners bound here only; handed-over ones keep the kernel's hash.
+    pub by_cpu: bool,
 }
 
 /// The congestion control a loopback listener's connections get unless
@@ -223,6 +251,7 @@ pub fn bind_listeners(
     options: &ListenOptions,
 ) -> Result<Listeners, BindError> {
     let mut listeners = Listeners::for_workers(threads);
+    listeners.by_cpu = options.by_cpu && threads > 1 && cpus_are_workers(threads);
     for &Endpoint {
         addr: requested,
         scheme,
@@ -249,12 +278,24 @@ pub fn bind_listeners(
             }
             sockets.push(fd);
         }
+        if listeners.by_cpu {
+            listeners.steer_by_cpu();
+        }
         listeners.local.push(Endpoint { addr, scheme });
     }
     if options.quic {
         listeners.bind_quic()?;
     }
     Ok(listeners)
+}
+
+/// Whether the process may run on CPUs 0 to `threads - 1` and no other,
+/// so that worker `w` can have CPU `w` and the n-th socket of a reuseport
+/// group is the one CPU n steers to.
+fn cpus_are_workers(threads: usize) -> bool {
+    rustix::thread::sched_getaffinity(None).is_ok_and(|cpus| {
+        usize::try_from(cpus.count()) == Ok(threads) && (0..threads).all(|cpu| cpus.is_set(cpu))
+    })
 }
 
 /// `--check`: fails as binding would when something already listens on
@@ -490,6 +531,7 @@ mod tests {
             backlog: 16,
             loopback_congestion: None,
             quic: false,
+            by_cpu: false,
         };
         let listeners = bind_listeners(&[endpoint], 1, &options).unwrap();
         let client = std::net::TcpStream::connect(listeners.local[0].addr).unwrap();
@@ -499,5 +541,45 @@ mod tests {
         rustix::io::ioctl_fionbio(listener, false).unwrap();
         let accepted = net::accept(listener).unwrap();
         assert!(net::sockopt::tcp_nodelay(&accepted).unwrap(), "Nagle is on");
+    }
+
+    #[test]
+    fn placed_by_cpu_a_connection_reaches_the_socket_of_the_cpu_it_came_from() {
+        if !cpus_are_workers(2) {
+            eprintln!("skipped: this process may not run on exactly CPUs 0 and 1");
+            return;
+        }
+        let endpoint = Endpoint {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            scheme: Scheme::Http,
+        };
+        let options = ListenOptions {
+            backlog: 16,
+            loopback_congestion: None,
+            quic: false,
+            by_cpu: true,
+        };
+        let listeners = bind_listeners(&[endpoint], 2, &options).unwrap();
+        assert!(listeners.by_cpu, "{:?}", listeners.refused);
+        let everywhere = rustix::thread::sched_getaffinity(None).unwrap();
+        for cpu in [1, 0, 1] {
+            // On loopback the CPU that sends the handshake receives it too.
+            let mut one = rustix::thread::CpuSet::new();
+            one.set(cpu);
+            rustix::thread::sched_setaffinity(None, &one).unwrap();
+            let client = std::net::TcpStream::connect(listeners.local[0].addr).unwrap();
+            std::io::Write::write_all(&mut &client, b"GET / HTTP/1.1\r\n\r\n").unwrap();
+            rustix::thread::sched_setaffinity(None, &everywhere).unwrap();
+            let other = 1 - cpu;
+            assert_eq!(
+                net::accept(&listeners.per_worker[other][0]).err(),
+                Some(rustix::io::Errno::AGAIN),
+                "CPU {cpu}'s connection reached worker {other}"
+            );
+            let mine = &listeners.per_worker[cpu][0];
+            rustix::io::ioctl_fionbio(mine, false).unwrap();
+            net::accept(mine).unwrap();
+            rustix::io::ioctl_fionbio(mine, true).unwrap();
+        }
     }
 }

@@ -103,7 +103,8 @@ pub fn run(
     let schemes: Vec<Scheme> = listeners.local.iter().map(|e| e.scheme).collect();
     let workers = listeners.per_worker.len().max(1);
     let per_worker_conns = (limits.max_connections / workers).max(1);
-    let balance = Arc::new(Balance::new(workers)?);
+    let by_cpu = listeners.by_cpu;
+    let balance = Arc::new(Balance::new(workers, by_cpu)?);
     let shared = limits
         .h3
         .clone()
@@ -136,6 +137,9 @@ pub fn run(
             std::thread::Builder::new()
                 .name(format!("tachyon-worker-{id}"))
                 .spawn(move || {
+                    if by_cpu {
+                        run_on_cpu(id);
+                    }
                     let peers = Peers {
                         id,
                         balance: &balance,
@@ -166,6 +170,15 @@ pub fn run(
         }
     }
     result
+}
+
+/// Keeps the calling worker on CPU `cpu`, where the listeners steer the
+/// connections that CPU receives. Refused (a seccomp or cgroup rule), the
+/// worker runs anywhere: placement is then a preference, not a rule.
+fn run_on_cpu(cpu: usize) {
+    let mut set = rustix::thread::CpuSet::new();
+    set.set(cpu);
+    let _ = rustix::thread::sched_setaffinity(None, &set);
 }
 
 /// What a worker thread needs to start its loop, again if it died.

@@ -65,13 +65,20 @@ pub fn steer_quic_by_cid(fd: BorrowedFd<'_>, sockets: u32) -> io::Result<()> {
         ),
         bpf(libc::BPF_RET | libc::BPF_A, 0, 0, 0),
     ];
+    attach_reuseport_program(fd, &program)
+}
+
+/// Attaches a classic BPF program that picks the socket of `fd`'s
+/// `SO_REUSEPORT` group by its index.
+fn attach_reuseport_program(fd: BorrowedFd<'_>, program: &[libc::sock_filter]) -> io::Result<()> {
     let fprog = libc::sock_fprog {
-        len: program.len() as u16,
+        len: u16::try_from(program.len())
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?,
         filter: program.as_ptr().cast_mut(),
     };
-    // SAFETY: `fd` is open for the whole call (`BorrowedFd`); `fprog` and the
-    // `program` array it points to live on this stack frame until the call
-    // returns, `optlen` is exactly `fprog`'s size, and the kernel copies the
+    // SAFETY: `fd` is open for the whole call (`BorrowedFd`); `fprog` lives
+    // on this stack frame and the `program` slice it points to is borrowed
+    // until the call returns, `optlen` is exactly `fprog`'s size, and the kernel copies the
     // program in before returning (it keeps no pointer into our memory). A
     // program it rejects, or an fd that is not a reuseport socket, fails
     // with an errno.
@@ -90,6 +97,31 @@ pub fn steer_quic_by_cid(fd: BorrowedFd<'_>, sockets: u32) -> io::Result<()> {
         Err(io::Error::last_os_error())
     }
 }
+
+/// Steers the connections of a `SO_REUSEPORT` group of TCP listeners by
+/// the CPU that took their first packet: the n-th socket bound to the
+/// address gets the connections that CPU n received, so a worker pinned to
+/// CPU n serves the clients whose packets that CPU handles (on loopback,
+/// the CPU the client's thread ran on; behind a NIC, its receive queue's).
+/// A CPU at or beyond the group's size falls back to the kernel's hash.
+/// Attached to any one socket of the group, it serves the whole group.
+pub fn steer_by_cpu(fd: BorrowedFd<'_>) -> io::Result<()> {
+    let program = [
+        // A = the CPU running the program (SKF_AD_CPU, linux/filter.h).
+        bpf(
+            libc::BPF_LD | libc::BPF_W | libc::BPF_ABS,
+            0,
+            0,
+            (SKF_AD_OFF + SKF_AD_CPU) as u32,
+        ),
+        bpf(libc::BPF_RET | libc::BPF_A, 0, 0, 0),
+    ];
+    attach_reuseport_program(fd, &program)
+}
+
+/// Ancillary data offsets of classic BPF (linux/filter.h).
+const SKF_AD_OFF: i32 = -0x1000;
+const SKF_AD_CPU: i32 = 36;
 
 /// `SO_ATTACH_REUSEPORT_CBPF` (Linux 4.5+, asm-generic/socket.h), which
 /// libc does not export for this target.

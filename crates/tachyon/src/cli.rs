@@ -28,6 +28,12 @@ pub struct Args {
     #[arg(short, long)]
     pub threads: Option<usize>,
 
+    /// Leave workers free to run on any CPU and connections placed by the
+    /// kernel's hash; by default, with one worker per CPU, worker n runs on
+    /// CPU n and serves the connections that CPU receives
+    #[arg(long)]
+    pub no_cpu_affinity: bool,
+
     /// Memory budget for file bodies, e.g. 512MiB; files beyond it are served from disk [default: 512MiB]
     #[arg(long, value_name = "SIZE")]
     pub max_memory: Option<String>,

@@ -369,6 +369,7 @@ fn bind(settings: &Settings) -> anyhow::Result<(Listeners, Option<std::net::TcpL
         backlog: 4096,
         loopback_congestion: settings.loopback_congestion.clone(),
         quic: settings.limits.h3.is_some() && settings.tls.is_some(),
+        by_cpu: settings.cpu_affinity,
     };
     // A predecessor's sockets first: its successor runs in its environment,
     // which may also hold systemd's.

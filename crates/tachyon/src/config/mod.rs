@@ -127,6 +127,9 @@ pub struct Settings {
     pub root: PathBuf,
     pub listen: Vec<SocketAddr>,
     pub threads: usize,
+    /// Worker n on CPU n and connections placed by CPU, when the workers
+    /// are one per CPU (`tachyon_server::ListenOptions::by_cpu`).
+    pub cpu_affinity: bool,
     /// The congestion control of loopback listeners; `None`: the system's.
     pub loopback_congestion: Option<String>,
     pub load: LoadOptions,
@@ -221,6 +224,7 @@ impl Settings {
         Ok(Settings {
             listen: merge::listen(args, &file)?,
             threads: merge::threads(args, &file)?,
+            cpu_affinity: !args.no_cpu_affinity && file.cpu_affinity.unwrap_or(true),
             loopback_congestion: merge::loopback_congestion(args, &file)?,
             tls: merge::tls(args, &file.tls, &hosts, acme.as_ref())?,
             acme,
@@ -253,6 +257,7 @@ impl Settings {
             root: Some(self.root.clone()),
             listen: Some(self.listen.iter().map(ToString::to_string).collect()),
             threads: Some(self.threads),
+            cpu_affinity: Some(self.cpu_affinity),
             max_memory: Some(format_size(self.load.max_memory)),
             max_file_in_memory: Some(format_size(self.load.max_file_in_memory)),
             index_files: Some(self.load.index_files.clone()),

@@ -2,7 +2,9 @@
 //! idle keep-alive connections gather on one worker while the workers are
 //! far from busy, and a connection that moved keeps being served, in the
 //! clear, over TLS, and over HTTP/2; packing's trials of spreading them
-//! keep it when a client's pace is its own.
+//! keep it when a client's pace is its own (these with `--no-cpu-affinity`);
+//! placed by CPU, the default with a worker per CPU, a client's connections
+//! go to the worker on the CPU its packets arrive on.
 
 use std::time::Duration;
 
@@ -37,7 +39,10 @@ fn epoll_sizes(pid: u32) -> Vec<usize> {
 fn idle_keep_alive_connections_gather_on_one_worker_and_keep_working() {
     let site = TestSite::new();
     site.file("1k", vec![b'k'; 1024]);
-    let server = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
+    let server = Server::start(
+        &site.root,
+        &["--threads", "2", "--no-watch", "--no-cpu-affinity"],
+    );
     let mut clients: Vec<Raw> = (0..24).map(|_| server.connect()).collect();
     for c in &mut clients {
         assert_eq!(c.get("/1k", "").status, 200);
@@ -79,6 +84,7 @@ fn tls_and_http2_connections_move_between_requests_without_a_failure() {
                 "--threads",
                 "2",
                 "--no-watch",
+                "--no-cpu-affinity",
                 "--https",
                 "127.0.0.1:0",
                 "--tls-self-signed",
@@ -121,7 +127,14 @@ fn a_client_at_its_own_pace_gains_nothing_from_spreading_so_packing_survives_its
     site.file("1k", vec![b'k'; 1024]);
     let server = Server::start(
         &site.root,
-        &["--threads", "2", "--no-watch", "--admin", "127.0.0.1:0"],
+        &[
+            "--threads",
+            "2",
+            "--no-watch",
+            "--no-cpu-affinity",
+            "--admin",
+            "127.0.0.1:0",
+        ],
     );
     // 24 connections at 20 requests a second each: far less than a core,
     // so they pack; paced, so spread on trial they are served no faster.
@@ -153,4 +166,90 @@ fn a_client_at_its_own_pace_gains_nothing_from_spreading_so_packing_survives_its
         0.0,
         "a paced client's trial kept the spread"
     );
+}
+
+/// Which CPUs each worker thread of process `pid` may run on
+/// (`/proc/PID/task/*/status`, `Cpus_allowed_list`), sorted; the kernel
+/// keeps 15 bytes of a thread's name, enough for `tachyon-worker-`.
+fn worker_cpus(pid: u32) -> Vec<String> {
+    let mut cpus = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
+        let name = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !name.starts_with("tachyon-worker") {
+            continue;
+        }
+        let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+        let allowed = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap_or_default();
+        cpus.push(allowed.trim().to_string());
+    }
+    cpus.sort();
+    cpus
+}
+
+/// Opens `n` connections from a thread that runs on `cpu` alone, each
+/// answered once, so that the kernel receives their packets on that CPU.
+fn connect_from_cpu(server: &Server, cpu: usize, n: usize) -> Vec<Raw> {
+    let everywhere = rustix::thread::sched_getaffinity(None).unwrap();
+    let mut one = rustix::thread::CpuSet::new();
+    one.set(cpu);
+    rustix::thread::sched_setaffinity(None, &one).unwrap();
+    let conns: Vec<Raw> = (0..n)
+        .map(|_| {
+            let mut c = server.connect();
+            assert_eq!(c.get("/1k", "").status, 200);
+            c
+        })
+        .collect();
+    rustix::thread::sched_setaffinity(None, &everywhere).unwrap();
+    conns
+}
+
+#[test]
+fn with_a_worker_per_cpu_each_serves_the_connections_its_cpu_receives() {
+    let cpus = rustix::thread::sched_getaffinity(None).unwrap();
+    if cpus.count() != 2 || !cpus.is_set(0) || !cpus.is_set(1) {
+        eprintln!("skipped: this test runs on CPUs 0 and 1 only");
+        return;
+    }
+    let site = TestSite::new();
+    site.file("1k", vec![b'k'; 1024]);
+    let server = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
+    // The workers start once the site is loaded, after the listeners.
+    eventually(Duration::from_secs(10), || {
+        worker_cpus(server.pid()).len() == 2
+    });
+    assert_eq!(worker_cpus(server.pid()), ["0", "1"]);
+    let before = epoll_sizes(server.pid());
+    // Eight from CPU 1: one worker's set grows by eight, the other's not
+    // at all (the count rule would have split them four and four).
+    let _from_1 = connect_from_cpu(&server, 1, 8);
+    let after_1 = epoll_sizes(server.pid());
+    let grown = |after: &[usize]| -> Vec<usize> {
+        let grew = after.iter().zip(&before).map(|(a, b)| a - b);
+        grew.filter(|&g| g > 0).collect()
+    };
+    assert_eq!(grown(&after_1), [8], "epoll sets {before:?} -> {after_1:?}");
+    // Eight from CPU 0: the other worker's.
+    let _from_0 = connect_from_cpu(&server, 0, 8);
+    let after_0 = epoll_sizes(server.pid());
+    assert_eq!(
+        grown(&after_0),
+        [8, 8],
+        "epoll sets {before:?} -> {after_0:?}"
+    );
+
+    let free = Server::start(
+        &site.root,
+        &["--threads", "2", "--no-watch", "--no-cpu-affinity"],
+    );
+    eventually(Duration::from_secs(10), || {
+        worker_cpus(free.pid()).len() == 2
+    });
+    assert_eq!(worker_cpus(free.pid()), ["0-1", "0-1"]);
 }
