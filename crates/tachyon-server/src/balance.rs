@@ -45,18 +45,19 @@
 //! as late (up to 30 s), so a load that packing suits pays for few trials
 //! (bench/results/packing-trial-2026-11-28).
 //!
-//! Placed by CPU (`ListenOptions::by_cpu`: one worker per CPU, worker n
-//! on CPU n, each connection steered to the worker of the CPU that took
-//! its first packet), none of the above applies until a worker is busy: a
-//! client's thread and the worker that answers it then share a core and
-//! wake each other there, which costs less than any spreading or packing
-//! by count (bench/results/placement-2026-12-04: at wrk -t2 -c4, 1.4–1.8×
-//! the requests, steadily, where spread by count lands in one of two
-//! modes). Packing never starts, and a worker hands connections over by
-//! count only while it uses more than [`UNPACK_ABOVE`] of its core: so
-//! when one CPU receives every connection (a network card with one
-//! queue), its worker keeps them while it keeps up, and spreads them when
-//! it does not.
+//! Placed by CPU (`ListenOptions::by_cpu`, `--cpu-affinity`: one worker
+//! per CPU, worker n on CPU n, each connection steered to the worker of
+//! the CPU that took its first packet), none of the above applies until a
+//! worker is busy: a client's thread and the worker that answers it then
+//! share a core and wake each other there, which at wrk -t2 -c4 served
+//! twice the requests of spreading by count, in every round
+//! (bench/results/placement-2026-12-04). Packing never starts, and a worker
+//! hands connections over by count only while it uses more than
+//! [`UNPACK_ABOVE`] of its core: so when one CPU receives every connection
+//! (a network card with one queue, one client thread), its worker keeps
+//! them while it keeps up, and spreads them when it does not. That is why
+//! it is not the default: one busy client thread opening connection after
+//! connection gets one worker, not two (0.7–0.9× the requests a second).
 //!
 //! Owns: the per-worker live-connection counts, busy shares and request
 //! counts, the packing decision and its trials, the per-worker inboxes of

@@ -212,8 +212,9 @@ pub struct ListenOptions {
     /// `w` runs on CPU `w`, and a connection goes to the worker of the CPU
     /// that received its first packet, so a client and the worker that
     /// answers it share a core and its caches and wake each other without
-    /// an interrupt to another core (bench/results/placement-2026-12-04).
-    /// Listeners bound here only; handed-over ones keep the kernel's hash.
+    /// an interrupt to another core (bench/results/placement-2026-12-04;
+    /// off by default, see `balance`). Listeners bound here only;
+    /// handed-over ones keep the kernel's hash.
     pub by_cpu: bool,
 }
 

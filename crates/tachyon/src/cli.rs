@@ -28,11 +28,12 @@ pub struct Args {
     #[arg(short, long)]
     pub threads: Option<usize>,
 
-    /// Leave workers free to run on any CPU and connections placed by the
-    /// kernel's hash; by default, with one worker per CPU, worker n runs on
-    /// CPU n and serves the connections that CPU receives
+    /// With one worker per CPU, run worker n on CPU n and give it the
+    /// connections CPU n receives: more requests a second from several
+    /// client threads on keep-alive connections, fewer from one busy client
+    /// thread opening connection after connection [default: off]
     #[arg(long)]
-    pub no_cpu_affinity: bool,
+    pub cpu_affinity: bool,
 
     /// Memory budget for file bodies, e.g. 512MiB; files beyond it are served from disk [default: 512MiB]
     #[arg(long, value_name = "SIZE")]

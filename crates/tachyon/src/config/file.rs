@@ -19,7 +19,7 @@ pub struct ConfigFile {
     pub listen: Option<Vec<String>>,
     pub threads: Option<usize>,
     /// Worker n on CPU n, connections to the worker of the CPU that
-    /// receives them (with one worker per CPU); on by default.
+    /// receives them (with one worker per CPU); off by default.
     pub cpu_affinity: Option<bool>,
     pub max_memory: Option<String>,
     pub max_file_in_memory: Option<String>,

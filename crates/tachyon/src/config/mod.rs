@@ -224,7 +224,7 @@ impl Settings {
         Ok(Settings {
             listen: merge::listen(args, &file)?,
             threads: merge::threads(args, &file)?,
-            cpu_affinity: !args.no_cpu_affinity && file.cpu_affinity.unwrap_or(true),
+            cpu_affinity: args.cpu_affinity || file.cpu_affinity.unwrap_or(false),
             loopback_congestion: merge::loopback_congestion(args, &file)?,
             tls: merge::tls(args, &file.tls, &hosts, acme.as_ref())?,
             acme,

@@ -2,9 +2,9 @@
 //! idle keep-alive connections gather on one worker while the workers are
 //! far from busy, and a connection that moved keeps being served, in the
 //! clear, over TLS, and over HTTP/2; packing's trials of spreading them
-//! keep it when a client's pace is its own (these with `--no-cpu-affinity`);
-//! placed by CPU, the default with a worker per CPU, a client's connections
-//! go to the worker on the CPU its packets arrive on.
+//! keep it when a client's pace is its own; placed by CPU
+//! (`--cpu-affinity`), a client's connections go to the worker on the CPU
+//! its packets arrive on.
 
 use std::time::Duration;
 
@@ -39,10 +39,7 @@ fn epoll_sizes(pid: u32) -> Vec<usize> {
 fn idle_keep_alive_connections_gather_on_one_worker_and_keep_working() {
     let site = TestSite::new();
     site.file("1k", vec![b'k'; 1024]);
-    let server = Server::start(
-        &site.root,
-        &["--threads", "2", "--no-watch", "--no-cpu-affinity"],
-    );
+    let server = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
     let mut clients: Vec<Raw> = (0..24).map(|_| server.connect()).collect();
     for c in &mut clients {
         assert_eq!(c.get("/1k", "").status, 200);
@@ -84,7 +81,6 @@ fn tls_and_http2_connections_move_between_requests_without_a_failure() {
                 "--threads",
                 "2",
                 "--no-watch",
-                "--no-cpu-affinity",
                 "--https",
                 "127.0.0.1:0",
                 "--tls-self-signed",
@@ -127,14 +123,7 @@ fn a_client_at_its_own_pace_gains_nothing_from_spreading_so_packing_survives_its
     site.file("1k", vec![b'k'; 1024]);
     let server = Server::start(
         &site.root,
-        &[
-            "--threads",
-            "2",
-            "--no-watch",
-            "--no-cpu-affinity",
-            "--admin",
-            "127.0.0.1:0",
-        ],
+        &["--threads", "2", "--no-watch", "--admin", "127.0.0.1:0"],
     );
     // 24 connections at 20 requests a second each: far less than a core,
     // so they pack; paced, so spread on trial they are served no faster.
@@ -211,7 +200,7 @@ fn connect_from_cpu(server: &Server, cpu: usize, n: usize) -> Vec<Raw> {
 }
 
 #[test]
-fn with_a_worker_per_cpu_each_serves_the_connections_its_cpu_receives() {
+fn with_cpu_affinity_each_worker_serves_the_connections_its_cpu_receives() {
     let cpus = rustix::thread::sched_getaffinity(None).unwrap();
     if cpus.count() != 2 || !cpus.is_set(0) || !cpus.is_set(1) {
         eprintln!("skipped: this test runs on CPUs 0 and 1 only");
@@ -219,7 +208,10 @@ fn with_a_worker_per_cpu_each_serves_the_connections_its_cpu_receives() {
     }
     let site = TestSite::new();
     site.file("1k", vec![b'k'; 1024]);
-    let server = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
+    let server = Server::start(
+        &site.root,
+        &["--threads", "2", "--no-watch", "--cpu-affinity"],
+    );
     // The workers start once the site is loaded, after the listeners.
     eventually(Duration::from_secs(10), || {
         worker_cpus(server.pid()).len() == 2
@@ -244,10 +236,7 @@ fn with_a_worker_per_cpu_each_serves_the_connections_its_cpu_receives() {
         "epoll sets {before:?} -> {after_0:?}"
     );
 
-    let free = Server::start(
-        &site.root,
-        &["--threads", "2", "--no-watch", "--no-cpu-affinity"],
-    );
+    let free = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
     eventually(Duration::from_secs(10), || {
         worker_cpus(free.pid()).len() == 2
     });

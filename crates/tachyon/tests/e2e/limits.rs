@@ -273,9 +273,7 @@ fn connections_opened_together_are_all_served_by_two_workers() {
     // reading a byte; every one must still be answered from its first
     // request on, pipelined or not.
     let site = site();
-    // The kernel's hash, not placement by CPU (which keeps them where
-    // their CPU put them while the worker keeps up).
-    let server = Server::start(&site.root, &["--threads", "2", "--no-cpu-affinity"]);
+    let server = Server::start(&site.root, &["--threads", "2"]);
     let mut conns: Vec<_> = (0..32).map(|_| server.connect()).collect();
     std::thread::sleep(Duration::from_millis(50));
     for conn in conns.iter_mut().rev() {
