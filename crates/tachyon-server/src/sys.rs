@@ -522,8 +522,8 @@ pub fn connection_cap(requested: usize, fd_limit: u64, threads: usize) -> usize 
 mod tests {
     use super::*;
 
-    #[test]
-    fn accepted_connections_inherit_the_listeners_options() {
+    /// Plain HTTP listeners on a loopback port chosen by the kernel.
+    fn loopback_listeners(threads: usize, by_cpu: bool) -> Listeners {
         let endpoint = Endpoint {
             addr: "127.0.0.1:0".parse().unwrap(),
             scheme: Scheme::Http,
@@ -532,9 +532,14 @@ mod tests {
             backlog: 16,
             loopback_congestion: None,
             quic: false,
-            by_cpu: false,
+            by_cpu,
         };
-        let listeners = bind_listeners(&[endpoint], 1, &options).unwrap();
+        bind_listeners(&[endpoint], threads, &options).unwrap()
+    }
+
+    #[test]
+    fn accepted_connections_inherit_the_listeners_options() {
+        let listeners = loopback_listeners(1, false);
         let client = std::net::TcpStream::connect(listeners.local[0].addr).unwrap();
         // Deferred accept: the connection is handed over once data arrives.
         std::io::Write::write_all(&mut &client, b"GET / HTTP/1.1\r\n\r\n").unwrap();
@@ -550,17 +555,7 @@ mod tests {
             eprintln!("skipped: this process may not run on exactly CPUs 0 and 1");
             return;
         }
-        let endpoint = Endpoint {
-            addr: "127.0.0.1:0".parse().unwrap(),
-            scheme: Scheme::Http,
-        };
-        let options = ListenOptions {
-            backlog: 16,
-            loopback_congestion: None,
-            quic: false,
-            by_cpu: true,
-        };
-        let listeners = bind_listeners(&[endpoint], 2, &options).unwrap();
+        let listeners = loopback_listeners(2, true);
         assert!(listeners.by_cpu, "{:?}", listeners.refused);
         let everywhere = rustix::thread::sched_getaffinity(None).unwrap();
         for cpu in [1, 0, 1] {
