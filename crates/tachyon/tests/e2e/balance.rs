@@ -217,24 +217,35 @@ fn with_cpu_affinity_each_worker_serves_the_connections_its_cpu_receives() {
         worker_cpus(server.pid()).len() == 2
     });
     assert_eq!(worker_cpus(server.pid()), ["0", "1"]);
+    // Each worker's epoll set exists, with its listener and wake-ups in it,
+    // a moment after its thread does.
+    let ready = |sizes: &[usize]| sizes.len() == 2 && sizes.iter().all(|&n| n > 0);
+    eventually(Duration::from_secs(10), || {
+        ready(&epoll_sizes(server.pid()))
+    });
+    std::thread::sleep(Duration::from_millis(100));
     let before = epoll_sizes(server.pid());
+    assert!(ready(&before), "epoll sets {before:?}");
     // Eight from CPU 1: one worker's set grows by eight, the other's not
     // at all (the count rule would have split them four and four).
-    let _from_1 = connect_from_cpu(&server, 1, 8);
-    let after_1 = epoll_sizes(server.pid());
-    let grown = |after: &[usize]| -> Vec<usize> {
-        let grew = after.iter().zip(&before).map(|(a, b)| a - b);
-        grew.filter(|&g| g > 0).collect()
+    // A connection answered at accept (its request came with it) joins
+    // its worker's set just after the answer leaves: wait for the last.
+    let grown = |want: &[usize]| {
+        let grew = |after: &[usize]| -> Vec<usize> {
+            let grew = after.iter().zip(&before).map(|(a, b)| a - b);
+            grew.filter(|&g| g > 0).collect()
+        };
+        eventually(Duration::from_secs(5), || {
+            grew(&epoll_sizes(server.pid())) == want
+        });
+        let after = epoll_sizes(server.pid());
+        assert_eq!(grew(&after), want, "epoll sets {before:?} -> {after:?}");
     };
-    assert_eq!(grown(&after_1), [8], "epoll sets {before:?} -> {after_1:?}");
+    let _from_1 = connect_from_cpu(&server, 1, 8);
+    grown(&[8]);
     // Eight from CPU 0: the other worker's.
     let _from_0 = connect_from_cpu(&server, 0, 8);
-    let after_0 = epoll_sizes(server.pid());
-    assert_eq!(
-        grown(&after_0),
-        [8, 8],
-        "epoll sets {before:?} -> {after_0:?}"
-    );
+    grown(&[8, 8]);
 
     let free = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
     eventually(Duration::from_secs(10), || {
