@@ -78,10 +78,10 @@ fn attach_reuseport_program(fd: BorrowedFd<'_>, program: &[libc::sock_filter]) -
     };
     // SAFETY: `fd` is open for the whole call (`BorrowedFd`); `fprog` lives
     // on this stack frame and the `program` slice it points to is borrowed
-    // until the call returns, `optlen` is exactly `fprog`'s size, and the kernel copies the
-    // program in before returning (it keeps no pointer into our memory). A
-    // program it rejects, or an fd that is not a reuseport socket, fails
-    // with an errno.
+    // until the call returns, `optlen` is exactly `fprog`'s size, and the
+    // kernel copies the program in before returning (it keeps no pointer
+    // into our memory). A program it rejects, or an fd that is not a
+    // reuseport socket, fails with an errno.
     let rc = unsafe {
         libc::setsockopt(
             fd.as_raw_fd(),

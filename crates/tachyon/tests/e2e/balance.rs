@@ -226,8 +226,6 @@ fn with_cpu_affinity_each_worker_serves_the_connections_its_cpu_receives() {
     std::thread::sleep(Duration::from_millis(100));
     let before = epoll_sizes(server.pid());
     assert!(ready(&before), "epoll sets {before:?}");
-    // Eight from CPU 1: one worker's set grows by eight, the other's not
-    // at all (the count rule would have split them four and four).
     // A connection answered at accept (its request came with it) joins
     // its worker's set just after the answer leaves: wait for the last.
     let grown = |want: &[usize]| {
@@ -241,6 +239,8 @@ fn with_cpu_affinity_each_worker_serves_the_connections_its_cpu_receives() {
         let after = epoll_sizes(server.pid());
         assert_eq!(grew(&after), want, "epoll sets {before:?} -> {after:?}");
     };
+    // Eight from CPU 1: one worker's set grows by eight, the other's not
+    // at all (the count rule would have split them four and four).
     let _from_1 = connect_from_cpu(&server, 1, 8);
     grown(&[8]);
     // Eight from CPU 0: the other worker's.
