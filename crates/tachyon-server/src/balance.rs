@@ -45,23 +45,27 @@
 //! as late (up to 30 s), so a load that packing suits pays for few trials
 //! (bench/results/packing-trial-2026-11-28).
 //!
-//! Placed by CPU (`ListenOptions::by_cpu`, `--cpu-affinity`: one worker
-//! per CPU, worker n on CPU n, each connection steered to the worker of
-//! the CPU that took its first packet), none of the above applies until a
-//! worker is busy: a client's thread and the worker that answers it then
-//! share a core and wake each other there, which at wrk -t2 -c4 served
-//! twice the requests of spreading by count, in every round
-//! (bench/results/placement-2026-12-04). Packing never starts, and a worker
-//! hands connections over by count only while it uses more than
-//! [`UNPACK_ABOVE`] of its core: so when one CPU receives every connection
-//! (a network card with one queue, one client thread), its worker keeps
-//! them while it keeps up, and spreads them when it does not. That is why
-//! it is not the default: one busy client thread opening connection after
-//! connection gets one worker, not two (0.7–0.9× the requests a second).
+//! Placed by CPU (`ListenOptions::by_cpu`: one worker per CPU), idle
+//! connections also follow the CPU their packets arrive on
+//! (`SO_INCOMING_CPU`; on loopback, the CPU their client's thread last ran
+//! on) to the worker kept on that CPU: a client's thread and the worker
+//! that answers it then take turns on one core, with no wake-up sent to
+//! another. Following never breaks the count rule: a connection moves only
+//! while the receiving worker would hold at most one more than the sender,
+//! or in exchange for one of the receiver's that wants the sender's CPU
+//! (two client threads, their connections crossed). And it happens only
+//! while the connections' CPUs are spread about as evenly as the count
+//! rule spreads connections (several client threads, or one connection):
+//! one busy client thread's connections all want its CPU, and with the
+//! workers pinned the one there would share it with the client while the
+//! other idled, so then, while packing, and beyond [`FOLLOW_UP_TO`]
+//! connections, the workers run on any CPU and nothing follows
+//! (bench/results/follow-2026-12-05).
 //!
-//! Owns: the per-worker live-connection counts, busy shares and request
-//! counts, the packing decision and its trials, the per-worker inboxes of
-//! handed-over connections and the eventfds that announce them.
+//! Owns: the per-worker live-connection counts, busy shares, request
+//! counts and wanted CPUs, the packing decision and its trials, the
+//! per-worker inboxes of handed-over connections and the eventfds that
+//! announce them.
 //! Invariant: a connection in an inbox is in no worker's epoll set;
 //! whichever worker takes it registers it, and the registration reports
 //! any readiness that arrived in between.
@@ -118,6 +122,11 @@ const FASTER_BY_PERCENT: u64 = 8;
 
 /// After spread wins a trial, packing waits this many windows (30 s).
 const SPREAD_HOLD: u32 = 300;
+
+/// Connections follow their CPU only while there are at most this many in
+/// all: reading each idle one's CPU once a window costs a system call, and
+/// with many connections every worker has batches of its own anyway.
+const FOLLOW_UP_TO: usize = PACK_UP_TO;
 
 /// A connection passed from one worker to another.
 pub enum Handed {
@@ -308,6 +317,11 @@ struct Decider {
     served: u64,
 }
 
+/// How many of one worker's idle connections want each worker's CPU (its
+/// own included), as of its last window, alone on its cache line.
+#[repr(align(128))]
+struct Wants(Vec<AtomicU32>);
+
 /// What a worker needs to know about the others.
 pub struct Balance {
     loads: Vec<Load>,
@@ -321,8 +335,11 @@ pub struct Balance {
     inboxes: Vec<Mutex<Vec<Handed>>>,
     /// `wakes[w]` is registered in worker `w`'s epoll.
     wakes: Vec<OwnedFd>,
-    /// Connections are placed by CPU (see the module doc).
+    /// Connections follow their CPU (see the module doc).
     by_cpu: bool,
+    /// `wants[w]`: worker `w`'s, published once a window (zeros while not
+    /// following).
+    wants: Vec<Wants>,
 }
 
 impl Balance {
@@ -342,7 +359,14 @@ impl Balance {
             inboxes: (0..workers).map(|_| Mutex::new(Vec::new())).collect(),
             wakes,
             by_cpu,
+            wants: (0..workers)
+                .map(|_| Wants((0..workers).map(|_| AtomicU32::new(0)).collect()))
+                .collect(),
         })
+    }
+
+    pub fn workers(&self) -> usize {
+        self.loads.len()
     }
 
     pub fn wake_fd(&self, worker: usize) -> &OwnedFd {
@@ -379,9 +403,7 @@ impl Balance {
             .sum();
         let mut decider = self.decider.lock().unwrap_or_else(|p| p.into_inner());
         let window = Window {
-            enough: !self.by_cpu
-                && self.loads.len() > 1
-                && (PACK_FROM..=PACK_UP_TO.min(cap / 2)).contains(&total),
+            enough: self.loads.len() > 1 && (PACK_FROM..=PACK_UP_TO.min(cap / 2)).contains(&total),
             busy: self.busy.iter().map(|b| b.0.load(Ordering::Relaxed)).sum(),
             home: self.busy[0].0.load(Ordering::Relaxed),
             served: served.saturating_sub(decider.served),
@@ -405,7 +427,7 @@ impl Balance {
     /// is clear (the rule [`Balance::destination`] applies at accept, with
     /// one more of slack so that an odd count does not bounce).
     pub fn moves(&self, worker: usize, live: usize) -> Option<(usize, usize)> {
-        if self.loads.len() < 2 || live == 0 || self.keeps_its_own(worker) {
+        if self.loads.len() < 2 || live == 0 {
             return None;
         }
         if self.is_packing() {
@@ -417,10 +439,55 @@ impl Balance {
         (live > least + slack).then(|| (to, (live - least) / 2))
     }
 
-    /// Placed by CPU, a worker keeps the connections its CPU receives while
-    /// it keeps up with them.
-    fn keeps_its_own(&self, worker: usize) -> bool {
-        self.by_cpu && self.busy[worker].0.load(Ordering::Relaxed) <= UNPACK_ABOVE
+    /// Whether `worker`, holding `live` connections, should read where its
+    /// idle ones' packets arrive and follow them (see the module doc): placed
+    /// by CPU, not packing, and few enough connections in all.
+    pub fn follows(&self, worker: usize, live: usize) -> bool {
+        if !self.by_cpu || self.loads.len() < 2 || self.is_packing() {
+            return false;
+        }
+        let (_, _, total) = self.least_other(worker, live);
+        total <= FOLLOW_UP_TO
+    }
+
+    /// Whether the idle connections' CPUs are spread about as evenly as
+    /// the count rule spreads connections (no CPU wanted by more than its
+    /// share and the rule's slack): then each can be served on its CPU.
+    /// One client thread's connections all want one CPU; pinned, they would
+    /// wait for it while the other idles (bench/results/follow-2026-12-05).
+    pub fn cpus_fit(&self) -> bool {
+        let workers = self.loads.len();
+        let mut wanted = vec![0usize; workers];
+        for row in &self.wants {
+            for (cpu, n) in row.0.iter().enumerate() {
+                wanted[cpu] += n.load(Ordering::Relaxed) as usize;
+            }
+        }
+        let total: usize = wanted.iter().sum();
+        let most = wanted.iter().copied().max().unwrap_or(0);
+        total > 0 && most <= total / workers + total / 16 + 1
+    }
+
+    /// Publishes how many of `worker`'s idle connections want each
+    /// worker's CPU (its own included).
+    pub fn publish_wants(&self, worker: usize, wanting: &[u32]) {
+        for (slot, &n) in self.wants[worker].0.iter().zip(wanting) {
+            slot.store(n, Ordering::Relaxed);
+        }
+    }
+
+    /// How many of the `wanting` idle connections of `worker` (holding
+    /// `live`) that want worker `to`'s CPU may move there: as many as keep
+    /// `to` at most one above `worker`, and one more when one of `to`'s
+    /// wants `worker`'s CPU (it comes back at `to`'s window end, by the
+    /// first rule). One exchange a window: `to`'s count is up to a window
+    /// old, and a client thread that changes CPU between the two workers'
+    /// windows would otherwise swing all its connections to and fro.
+    pub fn follow_moves(&self, worker: usize, to: usize, live: usize, wanting: usize) -> usize {
+        let theirs = self.loads[to].0.load(Ordering::Relaxed);
+        let room = (live + 1).saturating_sub(theirs) / 2;
+        let crossed = self.wants[to].0[worker].load(Ordering::Relaxed).min(1) as usize;
+        wanting.min(room + crossed)
     }
 
     /// The least-loaded worker other than `worker`, its count, and the
@@ -444,7 +511,7 @@ impl Balance {
     /// The worker that should take a connection `worker` just accepted while
     /// holding `live` connections, or `None` to keep it.
     pub fn destination(&self, worker: usize, live: usize) -> Option<usize> {
-        if self.loads.len() < 2 || self.keeps_its_own(worker) {
+        if self.loads.len() < 2 {
             return None;
         }
         if self.is_packing() {
@@ -503,30 +570,81 @@ mod tests {
     }
 
     #[test]
-    fn placed_by_cpu_a_worker_keeps_its_connections_while_it_keeps_up() {
+    fn placed_by_cpu_one_connection_follows_its_client() {
         let balance = Balance::new(2, true).unwrap();
-        // Every connection arrived on CPU 0, as with a one-queue card.
-        balance.publish_busy(0, 600);
-        assert_eq!(balance.destination(0, 40), None);
-        assert_eq!(balance.moves(0, 40), None);
-        balance.publish_busy(0, 980);
-        assert_eq!(balance.destination(0, 40), Some(1));
-        assert_eq!(balance.moves(0, 40), Some((1, 20)));
+        balance.publish(0, 1);
+        assert!(balance.follows(0, 1));
+        assert_eq!(balance.follow_moves(0, 1, 1, 1), 1);
     }
 
     #[test]
-    fn placed_by_cpu_idle_workers_never_pack() {
+    fn placed_by_cpu_one_client_cpu_does_not_gather_every_connection() {
+        let balance = Balance::new(2, true).unwrap();
+        // Eight connections of one client thread on CPU 1, four per worker.
+        balance.publish(0, 4);
+        balance.publish(1, 4);
+        balance.publish_wants(1, &[0, 0]);
+        assert_eq!(balance.follow_moves(0, 1, 4, 4), 0);
+        // The hash put five on worker 0: one may go.
+        balance.publish(0, 5);
+        balance.publish(1, 3);
+        assert_eq!(balance.follow_moves(0, 1, 5, 5), 1);
+    }
+
+    #[test]
+    fn placed_by_cpu_crossed_connections_are_exchanged_one_pair_a_window() {
+        let balance = Balance::new(2, true).unwrap();
+        // Two client threads, one per CPU, four connections each; two on
+        // each worker want the other's CPU.
+        balance.publish(0, 4);
+        balance.publish(1, 4);
+        balance.publish_wants(0, &[2, 2]);
+        balance.publish_wants(1, &[2, 2]);
+        // Worker 0 sends one in exchange: no room at four and four.
+        assert_eq!(balance.follow_moves(0, 1, 4, 2), 1);
+        balance.publish(0, 3);
+        balance.publish(1, 5);
+        balance.publish_wants(0, &[2, 1]);
+        // Worker 1 sends one by room and one in exchange.
+        assert_eq!(balance.follow_moves(1, 0, 5, 2), 2);
+        balance.publish(0, 5);
+        balance.publish(1, 3);
+        balance.publish_wants(1, &[0, 3]);
+        // Worker 0 sends its last by room: four and four, all at home.
+        assert_eq!(balance.follow_moves(0, 1, 5, 1), 1);
+    }
+
+    #[test]
+    fn placed_by_cpu_workers_are_pinned_only_while_the_cpus_fit() {
+        let balance = Balance::new(2, true).unwrap();
+        assert!(!balance.cpus_fit(), "no connection");
+        balance.publish_wants(0, &[0, 1]);
+        assert!(balance.cpus_fit(), "one connection");
+        // One client thread on CPU 1, eight connections.
+        balance.publish_wants(0, &[0, 4]);
+        balance.publish_wants(1, &[0, 4]);
+        assert!(!balance.cpus_fit(), "eight want CPU 1");
+        // Two, one per CPU.
+        balance.publish_wants(0, &[3, 1]);
+        balance.publish_wants(1, &[2, 2]);
+        assert!(balance.cpus_fit(), "five and three");
+    }
+
+    #[test]
+    fn placed_by_cpu_connections_do_not_follow_while_packed_or_many() {
         let balance = Balance::new(2, true).unwrap();
         balance.publish(0, 10);
         balance.publish(1, 10);
         balance.publish_busy(0, 400);
         balance.publish_busy(1, 400);
-        for _ in 0..10 {
-            balance.decide(1000, 100);
-        }
-        assert!(!balance.is_packing(), "20 connections, 0.8 of a core");
-        assert_eq!(balance.destination(1, 10), None);
-        assert_eq!(balance.moves(1, 10), None);
+        assert!(balance.follows(1, 10));
+        balance.decide(1000, 100);
+        assert!(balance.is_packing(), "20 connections, 0.8 of a core");
+        assert!(!balance.follows(1, 10));
+        let balance = Balance::new(2, true).unwrap();
+        balance.publish(1, 300);
+        assert!(!balance.follows(0, 300), "600 connections");
+        assert!(!Balance::new(2, false).unwrap().follows(0, 1));
     }
 
     #[test]

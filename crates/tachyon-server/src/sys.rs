@@ -55,9 +55,8 @@ pub struct Listeners {
     /// closes). More than one when it was itself a successor still
     /// holding: then its predecessor's too.
     pub quic_holds: Vec<OwnedFd>,
-    /// Each address's connections are steered to the worker of the CPU
-    /// that received them, and worker `w` is to run on CPU `w` alone
-    /// (see [`ListenOptions::by_cpu`]).
+    /// Worker `w` may run on CPU `w` alone, and connections follow the CPU
+    /// their packets arrive on (see [`ListenOptions::by_cpu`]).
     pub by_cpu: bool,
 }
 
@@ -81,21 +80,6 @@ impl Listeners {
             quic_local: Vec::new(),
             quic_holds: Vec::new(),
             by_cpu: false,
-        }
-    }
-
-    /// Steers the address just bound (each worker's last socket) by CPU:
-    /// the n-th socket of its group is worker n's. A kernel that refuses
-    /// the program leaves the hash, and the workers unpinned.
-    fn steer_by_cpu(&mut self) {
-        let Some(first) = self.per_worker.first().and_then(|s| s.last()) else {
-            return;
-        };
-        if let Err(e) = tachyon_sys::steer_by_cpu(first.as_fd()) {
-            self.by_cpu = false;
-            self.refused.push(format!(
-                "connections are placed by the kernel's hash, not by CPU: {e}"
-            ));
         }
     }
 
@@ -209,12 +193,11 @@ pub struct ListenOptions {
     pub quic: bool,
     /// Place connections by CPU when the workers are one per CPU the
     /// process may run on, numbered from 0 (a whole machine or VM): worker
-    /// `w` runs on CPU `w`, and a connection goes to the worker of the CPU
-    /// that received its first packet, so a client and the worker that
-    /// answers it share a core and its caches and wake each other without
-    /// an interrupt to another core (bench/results/placement-2026-12-04;
-    /// off by default, see `balance`). Listeners bound here only;
-    /// handed-over ones keep the kernel's hash.
+    /// `w` may run on CPU `w` alone, and an idle connection moves to the
+    /// worker of the CPU its packets arrive on, so that a client and the
+    /// worker that answers it share a core and its caches and wake each
+    /// other without an interrupt to another core (see `balance`;
+    /// bench/results/follow-2026-12-05).
     pub by_cpu: bool,
 }
 
@@ -279,9 +262,6 @@ pub fn bind_listeners(
             }
             sockets.push(fd);
         }
-        if listeners.by_cpu {
-            listeners.steer_by_cpu();
-        }
         listeners.local.push(Endpoint { addr, scheme });
     }
     if options.quic {
@@ -291,8 +271,8 @@ pub fn bind_listeners(
 }
 
 /// Whether the process may run on CPUs 0 to `threads - 1` and no other,
-/// so that worker `w` can have CPU `w` and the n-th socket of a reuseport
-/// group is the one CPU n steers to.
+/// so that worker `w` can have CPU `w`, whose number `SO_INCOMING_CPU`
+/// names.
 fn cpus_are_workers(threads: usize) -> bool {
     rustix::thread::sched_getaffinity(None).is_ok_and(|cpus| {
         usize::try_from(cpus.count()) == Ok(threads) && (0..threads).all(|cpu| cpus.is_set(cpu))
@@ -330,6 +310,8 @@ pub fn adopt_listeners(
         holds,
     } = handed;
     let mut listeners = Listeners::for_workers(threads);
+    // Following the client's CPU needs no socket of our own.
+    listeners.by_cpu = options.by_cpu && threads > 1 && cpus_are_workers(threads);
     for (fd, scheme) in sockets {
         let inherited = |e: rustix::io::Errno| BindError::Inherited(e.into());
         let addr = local_addr(&fd).map_err(inherited)?;
@@ -550,32 +532,34 @@ mod tests {
     }
 
     #[test]
-    fn placed_by_cpu_a_connection_reaches_the_socket_of_the_cpu_it_came_from() {
+    fn placed_by_cpu_the_kernel_names_the_cpu_a_connection_s_packets_arrive_on() {
         if !cpus_are_workers(2) {
             eprintln!("skipped: this process may not run on exactly CPUs 0 and 1");
             return;
         }
-        let listeners = loopback_listeners(2, true);
-        assert!(listeners.by_cpu, "{:?}", listeners.refused);
+        let listeners = loopback_listeners(1, false);
+        let listener = &listeners.per_worker[0][0];
+        rustix::io::ioctl_fionbio(listener, false).unwrap();
         let everywhere = rustix::thread::sched_getaffinity(None).unwrap();
+        let (mut client, mut accepted) = (None, None);
         for cpu in [1, 0, 1] {
-            // On loopback the CPU that sends the handshake receives it too.
+            // On loopback the CPU that sends a segment receives it too.
             let mut one = rustix::thread::CpuSet::new();
             one.set(cpu);
             rustix::thread::sched_setaffinity(None, &one).unwrap();
-            let client = std::net::TcpStream::connect(listeners.local[0].addr).unwrap();
-            std::io::Write::write_all(&mut &client, b"GET / HTTP/1.1\r\n\r\n").unwrap();
+            let stream = client.get_or_insert_with(|| {
+                std::net::TcpStream::connect(listeners.local[0].addr).unwrap()
+            });
+            std::io::Write::write_all(&mut &*stream, b"GET / HTTP/1.1\r\n\r\n").unwrap();
             rustix::thread::sched_setaffinity(None, &everywhere).unwrap();
-            let other = 1 - cpu;
+            let server_side = accepted.get_or_insert_with(|| net::accept(listener).unwrap());
+            let mut request = [0u8; 64];
+            assert!(rustix::io::read(&*server_side, &mut request).unwrap() > 0);
             assert_eq!(
-                net::accept(&listeners.per_worker[other][0]).err(),
-                Some(rustix::io::Errno::AGAIN),
-                "CPU {cpu}'s connection reached worker {other}"
+                net::sockopt::socket_incoming_cpu(&*server_side).unwrap(),
+                cpu as u32,
+                "the request sent from CPU {cpu}"
             );
-            let mine = &listeners.per_worker[cpu][0];
-            rustix::io::ioctl_fionbio(mine, false).unwrap();
-            net::accept(mine).unwrap();
-            rustix::io::ioctl_fionbio(mine, true).unwrap();
         }
     }
 }

@@ -137,9 +137,6 @@ pub fn run(
             std::thread::Builder::new()
                 .name(format!("tachyon-worker-{id}"))
                 .spawn(move || {
-                    if by_cpu {
-                        run_on_cpu(id);
-                    }
                     let peers = Peers {
                         id,
                         balance: &balance,
@@ -172,12 +169,17 @@ pub fn run(
     result
 }
 
-/// Keeps the calling worker on CPU `cpu`, where the listeners steer the
-/// connections that CPU receives. Refused (a seccomp or cgroup rule), the
-/// worker runs anywhere: placement is then a preference, not a rule.
-fn run_on_cpu(cpu: usize) {
+/// Keeps the calling worker on CPU `cpu` (`Some`), where the connections
+/// that follow their CPU are moved, or lets it run on any of the first
+/// `workers` CPUs (`None`), the process's own set when placing by CPU.
+/// Refused (a seccomp or cgroup rule), the worker runs where it was:
+/// placement is then a preference, not a rule.
+fn run_on_cpu(cpu: Option<usize>, workers: usize) {
     let mut set = rustix::thread::CpuSet::new();
-    set.set(cpu);
+    match cpu {
+        Some(cpu) => set.set(cpu),
+        None => (0..workers).for_each(|cpu| set.set(cpu)),
+    }
     let _ = rustix::thread::sched_setaffinity(None, &set);
 }
 
@@ -392,6 +394,8 @@ struct Worker<'a> {
     quiet_close_from: u32,
     /// The connection count last published to the balancer.
     published: usize,
+    /// Kept on its own CPU, while its connections follow theirs.
+    pinned: bool,
 }
 
 /// How often a worker measures how busy it is and acts on the balance
@@ -549,6 +553,7 @@ impl<'a> Worker<'a> {
             drain_deadline: None,
             quiet_close_from: u32::MAX,
             published: 0,
+            pinned: false,
         })
     }
 
@@ -773,22 +778,89 @@ impl<'a> Worker<'a> {
         if cx.draining {
             return;
         }
+        let follows = balance.follows(self.peers.id, self.conns.len());
+        let mut idle = Vec::new();
+        let mut wanting = vec![0u32; balance.workers()];
+        if follows {
+            idle = self.idle_by_cpu();
+            for &(_, wants) in &idle {
+                wanting[wants] += 1;
+            }
+        }
+        // None when not following, so that no worker reads an old count.
+        balance.publish_wants(self.peers.id, &wanting);
+        let pin = follows && balance.cpus_fit();
+        if pin != self.pinned {
+            self.pinned = pin;
+            run_on_cpu(pin.then_some(self.peers.id), balance.workers());
+        }
+        if pin {
+            self.follow_cpus(&mut idle, cx);
+        }
         let Some((to, count)) = balance.moves(self.peers.id, self.conns.len()) else {
             return;
         };
-        let idle: Vec<usize> = self
-            .conns
+        let keys: Vec<usize> = if follows {
+            // Those that want `to`'s CPU first.
+            idle.sort_by_key(|&(_, wants)| wants != to);
+            idle.iter().take(count).map(|&(key, _)| key).collect()
+        } else {
+            self.conns
+                .iter()
+                .filter(|(_, conn)| conn.is_movable())
+                .map(|(key, _)| key)
+                .take(count)
+                .collect()
+        };
+        self.hand_idle(keys, to, cx);
+    }
+
+    /// This worker's idle connections, each with the worker whose CPU its
+    /// packets arrive on (worker n runs on CPU n), or this one when the
+    /// kernel does not say.
+    fn idle_by_cpu(&self) -> Vec<(usize, usize)> {
+        let (me, workers) = (self.peers.id, self.peers.balance.workers());
+        self.conns
             .iter()
             .filter(|(_, conn)| conn.is_movable())
-            .map(|(key, _)| key)
-            .take(count)
-            .collect();
-        for key in idle {
+            .map(|(key, conn)| {
+                let cpu = rustix::net::sockopt::socket_incoming_cpu(&conn.fd)
+                    .map_or(me, |cpu| cpu as usize);
+                (key, if cpu < workers { cpu } else { me })
+            })
+            .collect()
+    }
+
+    /// Moves those of `idle` that the balance lets follow their CPU; what
+    /// stays is left in `idle`.
+    fn follow_cpus(&mut self, idle: &mut Vec<(usize, usize)>, cx: &mut Ctx<'_>) {
+        let (me, balance) = (self.peers.id, self.peers.balance);
+        for to in (0..balance.workers()).filter(|&to| to != me) {
+            let wanting = idle.iter().filter(|&&(_, wants)| wants == to).count();
+            if wanting == 0 {
+                continue;
+            }
+            let count = balance.follow_moves(me, to, self.conns.len(), wanting);
+            let mut keys = Vec::with_capacity(count);
+            idle.retain(|&(key, wants)| {
+                let go = wants == to && keys.len() < count;
+                if go {
+                    keys.push(key);
+                }
+                !go
+            });
+            self.hand_idle(keys, to, cx);
+        }
+    }
+
+    /// Hands the idle connections `keys` to worker `to`.
+    fn hand_idle(&mut self, keys: Vec<usize>, to: usize, cx: &mut Ctx<'_>) {
+        for key in keys {
             let conn = self.conns.remove(key);
             // Out of this epoll set before another worker adds it to its own.
             let _ = epoll::delete(&self.epoll, &conn.fd);
             let remaining = conn.deadline.saturating_sub(cx.now);
-            balance.hand_over(
+            self.peers.balance.hand_over(
                 to,
                 Handed::Moved {
                     conn: Box::new(conn),

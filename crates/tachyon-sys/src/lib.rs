@@ -98,31 +98,6 @@ fn attach_reuseport_program(fd: BorrowedFd<'_>, program: &[libc::sock_filter]) -
     }
 }
 
-/// Steers the connections of a `SO_REUSEPORT` group of TCP listeners by
-/// the CPU that took their first packet: the n-th socket bound to the
-/// address gets the connections that CPU n received, so a worker pinned to
-/// CPU n serves the clients whose packets that CPU handles (on loopback,
-/// the CPU the client's thread ran on; behind a NIC, its receive queue's).
-/// A CPU at or beyond the group's size falls back to the kernel's hash.
-/// Attached to any one socket of the group, it serves the whole group.
-pub fn steer_by_cpu(fd: BorrowedFd<'_>) -> io::Result<()> {
-    let program = [
-        // A = the CPU running the program (SKF_AD_CPU, linux/filter.h).
-        bpf(
-            libc::BPF_LD | libc::BPF_W | libc::BPF_ABS,
-            0,
-            0,
-            (SKF_AD_OFF + SKF_AD_CPU) as u32,
-        ),
-        bpf(libc::BPF_RET | libc::BPF_A, 0, 0, 0),
-    ];
-    attach_reuseport_program(fd, &program)
-}
-
-/// Ancillary data offsets of classic BPF (linux/filter.h).
-const SKF_AD_OFF: i32 = -0x1000;
-const SKF_AD_CPU: i32 = 36;
-
 /// `SO_ATTACH_REUSEPORT_CBPF` (Linux 4.5+, asm-generic/socket.h), which
 /// libc does not export for this target.
 const SO_ATTACH_REUSEPORT_CBPF: libc::c_int = 51;

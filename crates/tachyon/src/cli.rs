@@ -28,12 +28,12 @@ pub struct Args {
     #[arg(short, long)]
     pub threads: Option<usize>,
 
-    /// With one worker per CPU, run worker n on CPU n and give it the
-    /// connections CPU n receives: more requests a second from several
-    /// client threads on keep-alive connections, fewer from one busy client
-    /// thread opening connection after connection [default: off]
+    /// Do not place connections by CPU: by default, with one worker per
+    /// CPU, an idle connection moves to the worker kept on the CPU its
+    /// packets arrive on while the clients' CPUs are spread evenly enough
+    /// (several client threads, or one connection)
     #[arg(long)]
-    pub cpu_affinity: bool,
+    pub no_cpu_affinity: bool,
 
     /// Memory budget for file bodies, e.g. 512MiB; files beyond it are served from disk [default: 512MiB]
     #[arg(long, value_name = "SIZE")]

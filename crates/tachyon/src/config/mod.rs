@@ -127,8 +127,9 @@ pub struct Settings {
     pub root: PathBuf,
     pub listen: Vec<SocketAddr>,
     pub threads: usize,
-    /// Worker n on CPU n and connections placed by CPU, when the workers
-    /// are one per CPU (`tachyon_server::ListenOptions::by_cpu`).
+    /// Connections placed by CPU, worker n kept on CPU n while they follow
+    /// theirs, when the workers are one per CPU
+    /// (`tachyon_server::ListenOptions::by_cpu`).
     pub cpu_affinity: bool,
     /// The congestion control of loopback listeners; `None`: the system's.
     pub loopback_congestion: Option<String>,
@@ -224,7 +225,7 @@ impl Settings {
         Ok(Settings {
             listen: merge::listen(args, &file)?,
             threads: merge::threads(args, &file)?,
-            cpu_affinity: args.cpu_affinity || file.cpu_affinity.unwrap_or(false),
+            cpu_affinity: !args.no_cpu_affinity && file.cpu_affinity.unwrap_or(true),
             loopback_congestion: merge::loopback_congestion(args, &file)?,
             tls: merge::tls(args, &file.tls, &hosts, acme.as_ref())?,
             acme,
