@@ -99,6 +99,13 @@ pub struct Conn {
     lingered: u64,
     /// On the worker's list of connections to resume without an event.
     pub resuming: bool,
+    /// Placed by CPU: the CPU the last sampled request arrived on
+    /// (`SO_INCOMING_CPU`; `u16::MAX` before one), and whether the next
+    /// one is to be sampled. Read when a request arrives, not when the
+    /// connection is idle: then its last segment may be the client's ACK
+    /// of our answer, which loopback sends from our own CPU.
+    pub cpu: u16,
+    pub sample_cpu: bool,
     /// The raised unsent-bytes bound, and what the client took toward it.
     boost: Boost,
     /// HTTPS: the TLS session in front of the socket.
@@ -250,6 +257,8 @@ impl Conn {
             linger: false,
             lingered: 0,
             resuming: false,
+            cpu: u16::MAX,
+            sample_cpu: false,
             boost: Boost::default(),
             session,
             h2: None,

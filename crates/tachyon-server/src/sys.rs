@@ -504,8 +504,8 @@ pub fn connection_cap(requested: usize, fd_limit: u64, threads: usize) -> usize 
 mod tests {
     use super::*;
 
-    /// Plain HTTP listeners on a loopback port chosen by the kernel.
-    fn loopback_listeners(threads: usize, by_cpu: bool) -> Listeners {
+    /// A plain HTTP listener on a loopback port chosen by the kernel.
+    fn loopback_listener() -> Listeners {
         let endpoint = Endpoint {
             addr: "127.0.0.1:0".parse().unwrap(),
             scheme: Scheme::Http,
@@ -514,14 +514,14 @@ mod tests {
             backlog: 16,
             loopback_congestion: None,
             quic: false,
-            by_cpu,
+            by_cpu: false,
         };
-        bind_listeners(&[endpoint], threads, &options).unwrap()
+        bind_listeners(&[endpoint], 1, &options).unwrap()
     }
 
     #[test]
     fn accepted_connections_inherit_the_listeners_options() {
-        let listeners = loopback_listeners(1, false);
+        let listeners = loopback_listener();
         let client = std::net::TcpStream::connect(listeners.local[0].addr).unwrap();
         // Deferred accept: the connection is handed over once data arrives.
         std::io::Write::write_all(&mut &client, b"GET / HTTP/1.1\r\n\r\n").unwrap();
@@ -537,7 +537,7 @@ mod tests {
             eprintln!("skipped: this process may not run on exactly CPUs 0 and 1");
             return;
         }
-        let listeners = loopback_listeners(1, false);
+        let listeners = loopback_listener();
         let listener = &listeners.per_worker[0][0];
         rustix::io::ioctl_fionbio(listener, false).unwrap();
         let everywhere = rustix::thread::sched_getaffinity(None).unwrap();

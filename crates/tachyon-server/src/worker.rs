@@ -815,17 +815,17 @@ impl<'a> Worker<'a> {
         self.hand_idle(keys, to, cx);
     }
 
-    /// This worker's idle connections, each with the worker whose CPU its
-    /// packets arrive on (worker n runs on CPU n), or this one when the
-    /// kernel does not say.
-    fn idle_by_cpu(&self) -> Vec<(usize, usize)> {
+    /// This worker's idle connections, each with the worker of the CPU its
+    /// last sampled request arrived on (worker n runs on CPU n), or this
+    /// one before a request was; each samples its next request again.
+    fn idle_by_cpu(&mut self) -> Vec<(usize, usize)> {
         let (me, workers) = (self.peers.id, self.peers.balance.workers());
         self.conns
-            .iter()
+            .iter_mut()
             .filter(|(_, conn)| conn.is_movable())
             .map(|(key, conn)| {
-                let cpu = rustix::net::sockopt::socket_incoming_cpu(&conn.fd)
-                    .map_or(me, |cpu| cpu as usize);
+                conn.sample_cpu = true;
+                let cpu = usize::from(conn.cpu);
                 (key, if cpu < workers { cpu } else { me })
             })
             .collect()
@@ -899,6 +899,11 @@ impl<'a> Worker<'a> {
         let Some(conn) = self.conns.get_mut(key) else {
             return;
         };
+        if readable && conn.sample_cpu {
+            conn.sample_cpu = false;
+            let cpu = rustix::net::sockopt::socket_incoming_cpu(&conn.fd);
+            conn.cpu = cpu.map_or(u16::MAX, |cpu| u16::try_from(cpu).unwrap_or(u16::MAX));
+        }
         let next = guard::contain(|| conn.take_turn(readable, hung_up, &mut cx.turn()));
         self.after_contained(key, next, cx);
     }
