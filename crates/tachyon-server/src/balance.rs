@@ -46,9 +46,9 @@
 //! (bench/results/packing-trial-2026-11-28).
 //!
 //! Placed by CPU (`ListenOptions::by_cpu`: one worker per CPU), idle
-//! connections also follow the CPU their packets arrive on
-//! (`SO_INCOMING_CPU`; on loopback, the CPU their client's thread last ran
-//! on) to the worker kept on that CPU: a client's thread and the worker
+//! connections also follow the CPU their requests arrive on
+//! (`SO_INCOMING_CPU`, read as one arrives; on loopback, the CPU their
+//! client's thread ran on) to the worker kept on that CPU: a client's thread and the worker
 //! that answers it then take turns on one core, with no wake-up sent to
 //! another. Following never breaks the count rule: a connection moves only
 //! while the receiving worker would hold at most one more than the sender,

@@ -783,8 +783,8 @@ impl<'a> Worker<'a> {
         let mut wanting = vec![0u32; balance.workers()];
         if follows {
             idle = self.idle_by_cpu();
-            for &(_, wants) in &idle {
-                wanting[wants] += 1;
+            for &(_, _, sampled) in &idle {
+                wanting[sampled] += 1;
             }
         }
         // None when not following, so that no worker reads an old count.
@@ -802,8 +802,8 @@ impl<'a> Worker<'a> {
         };
         let keys: Vec<usize> = if follows {
             // Those that want `to`'s CPU first.
-            idle.sort_by_key(|&(_, wants)| wants != to);
-            idle.iter().take(count).map(|&(key, _)| key).collect()
+            idle.sort_by_key(|&(_, wants, _)| wants != to);
+            idle.iter().take(count).map(|&(key, ..)| key).collect()
         } else {
             self.conns
                 .iter()
@@ -816,33 +816,43 @@ impl<'a> Worker<'a> {
     }
 
     /// This worker's idle connections, each with the worker of the CPU its
-    /// last sampled request arrived on (worker n runs on CPU n), or this
-    /// one before a request was; each samples its next request again.
-    fn idle_by_cpu(&mut self) -> Vec<(usize, usize)> {
+    /// last segment arrived on, which it follows, and that of the CPU its
+    /// last sampled request arrived on, which says whether the workers are
+    /// pinned (worker n runs on CPU n; this one when unknown). The last
+    /// segment is fresh but may be the client's ACK of our answer, sent
+    /// from our CPU (see `Conn::cpu`): then the connection stays, which is
+    /// harmless, but counted it would make one client thread's
+    /// connections look spread. A sample is a request's but up to a
+    /// window old: following it would chase where the client was. Each
+    /// samples its next request again.
+    fn idle_by_cpu(&mut self) -> Vec<(usize, usize, usize)> {
         let (me, workers) = (self.peers.id, self.peers.balance.workers());
+        let worker_of = |cpu: usize| if cpu < workers { cpu } else { me };
         self.conns
             .iter_mut()
             .filter(|(_, conn)| conn.is_movable())
             .map(|(key, conn)| {
                 conn.sample_cpu = true;
-                let cpu = usize::from(conn.cpu);
-                (key, if cpu < workers { cpu } else { me })
+                let sampled = worker_of(usize::from(conn.cpu));
+                let last = rustix::net::sockopt::socket_incoming_cpu(&conn.fd)
+                    .map_or(me, |cpu| worker_of(cpu as usize));
+                (key, last, sampled)
             })
             .collect()
     }
 
     /// Moves those of `idle` that the balance lets follow their CPU; what
     /// stays is left in `idle`.
-    fn follow_cpus(&mut self, idle: &mut Vec<(usize, usize)>, cx: &mut Ctx<'_>) {
+    fn follow_cpus(&mut self, idle: &mut Vec<(usize, usize, usize)>, cx: &mut Ctx<'_>) {
         let (me, balance) = (self.peers.id, self.peers.balance);
         for to in (0..balance.workers()).filter(|&to| to != me) {
-            let wanting = idle.iter().filter(|&&(_, wants)| wants == to).count();
+            let wanting = idle.iter().filter(|&&(_, wants, _)| wants == to).count();
             if wanting == 0 {
                 continue;
             }
             let count = balance.follow_moves(me, to, self.conns.len(), wanting);
             let mut keys = Vec::with_capacity(count);
-            idle.retain(|&(key, wants)| {
+            idle.retain(|&(key, wants, _)| {
                 let go = wants == to && keys.len() < count;
                 if go {
                     keys.push(key);
