@@ -46,16 +46,17 @@
 //! (bench/results/packing-trial-2026-11-28).
 //!
 //! Placed by CPU (`ListenOptions::by_cpu`: one worker per CPU), idle
-//! connections also follow the CPU their requests arrive on
-//! (`SO_INCOMING_CPU`, read as one arrives; on loopback, the CPU their
-//! client's thread ran on) to the worker kept on that CPU: a client's thread and the worker
+//! connections also follow the CPU their packets arrive on
+//! (`SO_INCOMING_CPU`; on loopback, the CPU their client's thread ran on)
+//! to the worker kept on that CPU: a client's thread and the worker
 //! that answers it then take turns on one core, with no wake-up sent to
 //! another. Following never breaks the count rule: a connection moves only
 //! while the receiving worker would hold at most one more than the sender,
 //! or in exchange for one of the receiver's that wants the sender's CPU
 //! (two client threads, their connections crossed). And it happens only
-//! while the connections' CPUs are spread about as evenly as the count
-//! rule spreads connections (several client threads, or one connection):
+//! while the connections' CPUs, as their requests last said, are spread
+//! about as evenly as the count rule spreads connections (several client
+//! threads, or one connection):
 //! one busy client thread's connections all want its CPU, and with the
 //! workers pinned the one there would share it with the client while the
 //! other idled, so then, while packing, and beyond [`FOLLOW_UP_TO`]
