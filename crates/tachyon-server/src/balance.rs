@@ -435,7 +435,7 @@ impl Balance {
             return (worker != 0).then_some((0, live));
         }
         let (least, to, total) = self.least_other(worker, live);
-        let slack = total / 16 + 1;
+        let slack = idle_slack(total);
         // Lazily: the count is computed only when the excess is real.
         (live > least + slack).then(|| (to, (live - least) / 2))
     }
@@ -466,7 +466,7 @@ impl Balance {
         }
         let total: usize = wanted.iter().sum();
         let most = wanted.iter().copied().max().unwrap_or(0);
-        total > 0 && most <= total / workers + total / 16 + 1
+        total > 0 && most <= total / workers + idle_slack(total)
     }
 
     /// Publishes how many of `worker`'s idle connections want each
@@ -545,6 +545,13 @@ impl Balance {
         let _ = rustix::io::read(&self.wakes[worker], &mut counter);
         into.append(&mut lock(&self.inboxes[worker]));
     }
+}
+
+/// How far above the least-loaded worker one may be, with `total`
+/// connections in all, before its idle connections move: the accept
+/// rule's 1/16 of all, and one more so that an odd count does not bounce.
+fn idle_slack(total: usize) -> usize {
+    total / 16 + 1
 }
 
 /// A worker that panicked while holding an inbox leaves a list of sockets

@@ -18,8 +18,8 @@ pub struct ConfigFile {
     pub root: Option<PathBuf>,
     pub listen: Option<Vec<String>>,
     pub threads: Option<usize>,
-    /// Worker n on CPU n, connections to the worker of the CPU that
-    /// receives them (with one worker per CPU); off by default.
+    /// Connections placed by CPU, worker n kept on CPU n while they follow
+    /// theirs (with one worker per CPU); on by default.
     pub cpu_affinity: Option<bool>,
     pub max_memory: Option<String>,
     pub max_file_in_memory: Option<String>,
