@@ -411,6 +411,17 @@ struct Window {
     cpu_ms: u64,
 }
 
+/// An idle connection as placement by CPU sees it (see
+/// `Worker::idle_by_cpu`): workers named by the CPU they run on.
+struct IdleConn {
+    key: usize,
+    /// The worker of the CPU its last segment arrived on: where it follows.
+    last: usize,
+    /// The worker of the CPU its last sampled request arrived on: what
+    /// decides whether the workers are pinned.
+    sampled: usize,
+}
+
 /// Polls each QUIC endpoint's socket (edge-triggered: a read empties it).
 fn watch_quic(epoll: &OwnedFd, quic: &[Quic]) -> io::Result<()> {
     for (i, endpoint) in quic.iter().enumerate() {
@@ -783,8 +794,8 @@ impl<'a> Worker<'a> {
         let mut wanting = vec![0u32; balance.workers()];
         if follows {
             idle = self.idle_by_cpu();
-            for &(_, _, sampled) in &idle {
-                wanting[sampled] += 1;
+            for conn in &idle {
+                wanting[conn.sampled] += 1;
             }
         }
         // None when not following, so that no worker reads an old count.
@@ -802,8 +813,8 @@ impl<'a> Worker<'a> {
         };
         let keys: Vec<usize> = if follows {
             // Those that want `to`'s CPU first.
-            idle.sort_by_key(|&(_, wants, _)| wants != to);
-            idle.iter().take(count).map(|&(key, ..)| key).collect()
+            idle.sort_by_key(|conn| conn.last != to);
+            idle.iter().take(count).map(|conn| conn.key).collect()
         } else {
             self.conns
                 .iter()
@@ -825,7 +836,7 @@ impl<'a> Worker<'a> {
     /// connections look spread. A sample is a request's but up to a
     /// window old: following it would chase where the client was. Each
     /// samples its next request again.
-    fn idle_by_cpu(&mut self) -> Vec<(usize, usize, usize)> {
+    fn idle_by_cpu(&mut self) -> Vec<IdleConn> {
         let (me, workers) = (self.peers.id, self.peers.balance.workers());
         let worker_of = |cpu: usize| if cpu < workers { cpu } else { me };
         self.conns
@@ -836,26 +847,26 @@ impl<'a> Worker<'a> {
                 let sampled = worker_of(usize::from(conn.cpu));
                 let last = rustix::net::sockopt::socket_incoming_cpu(&conn.fd)
                     .map_or(me, |cpu| worker_of(cpu as usize));
-                (key, last, sampled)
+                IdleConn { key, last, sampled }
             })
             .collect()
     }
 
     /// Moves those of `idle` that the balance lets follow their CPU; what
     /// stays is left in `idle`.
-    fn follow_cpus(&mut self, idle: &mut Vec<(usize, usize, usize)>, cx: &mut Ctx<'_>) {
+    fn follow_cpus(&mut self, idle: &mut Vec<IdleConn>, cx: &mut Ctx<'_>) {
         let (me, balance) = (self.peers.id, self.peers.balance);
         for to in (0..balance.workers()).filter(|&to| to != me) {
-            let wanting = idle.iter().filter(|&&(_, wants, _)| wants == to).count();
+            let wanting = idle.iter().filter(|conn| conn.last == to).count();
             if wanting == 0 {
                 continue;
             }
             let count = balance.follow_moves(me, to, self.conns.len(), wanting);
             let mut keys = Vec::with_capacity(count);
-            idle.retain(|&(key, wants, _)| {
-                let go = wants == to && keys.len() < count;
+            idle.retain(|conn| {
+                let go = conn.last == to && keys.len() < count;
                 if go {
-                    keys.push(key);
+                    keys.push(conn.key);
                 }
                 !go
             });
