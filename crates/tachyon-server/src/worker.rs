@@ -411,15 +411,31 @@ struct Window {
     cpu_ms: u64,
 }
 
-/// An idle connection as placement by CPU sees it (see
-/// `Worker::idle_by_cpu`): workers named by the CPU they run on.
+/// An idle connection as placement by CPU sees it: workers named by the
+/// CPU they run on (worker n on CPU n; the holder's own when unknown).
+/// Two CPUs because neither alone is right. The last segment is fresh but
+/// may be the client's ACK of our answer, sent from our CPU (see
+/// `Conn::cpu`): the connection then stays, which is harmless, but counted
+/// it would make one client thread's connections look spread. A sample is
+/// a request's but up to a window old: following it would chase where the
+/// client was.
 struct IdleConn {
     key: usize,
     /// The worker of the CPU its last segment arrived on: where it follows.
+    /// The holder's own until `Worker::read_last` asks the socket.
     last: usize,
     /// The worker of the CPU its last sampled request arrived on: what
     /// decides whether the workers are pinned.
     sampled: usize,
+}
+
+/// The worker that runs on `cpu`, or `me` for a CPU no worker runs on.
+fn worker_of(cpu: usize, me: usize, workers: usize) -> usize {
+    if cpu < workers {
+        cpu
+    } else {
+        me
+    }
 }
 
 /// Polls each QUIC endpoint's socket (edge-triggered: a read empties it).
@@ -806,12 +822,16 @@ impl<'a> Worker<'a> {
             run_on_cpu(pin.then_some(self.peers.id), balance.workers());
         }
         if pin {
+            self.read_last(&mut idle);
             self.follow_cpus(&mut idle, cx);
         }
         let Some((to, count)) = balance.moves(self.peers.id, self.conns.len()) else {
             return;
         };
         let keys: Vec<usize> = if follows {
+            if !pin {
+                self.read_last(&mut idle);
+            }
             // Those that want `to`'s CPU first.
             idle.sort_by_key(|conn| conn.last != to);
             idle.iter().take(count).map(|conn| conn.key).collect()
@@ -826,30 +846,34 @@ impl<'a> Worker<'a> {
         self.hand_idle(keys, to, cx);
     }
 
-    /// This worker's idle connections, each with the worker of the CPU its
-    /// last segment arrived on, which it follows, and that of the CPU its
-    /// last sampled request arrived on, which says whether the workers are
-    /// pinned (worker n runs on CPU n; this one when unknown). The last
-    /// segment is fresh but may be the client's ACK of our answer, sent
-    /// from our CPU (see `Conn::cpu`): then the connection stays, which is
-    /// harmless, but counted it would make one client thread's
-    /// connections look spread. A sample is a request's but up to a
-    /// window old: following it would chase where the client was. Each
-    /// samples its next request again.
+    /// This worker's idle connections with their sampled CPUs; each samples
+    /// its next request again. `last` is left to `read_last`, a syscall a
+    /// connection that only pinning or a move needs.
     fn idle_by_cpu(&mut self) -> Vec<IdleConn> {
         let (me, workers) = (self.peers.id, self.peers.balance.workers());
-        let worker_of = |cpu: usize| if cpu < workers { cpu } else { me };
         self.conns
             .iter_mut()
             .filter(|(_, conn)| conn.is_movable())
             .map(|(key, conn)| {
                 conn.sample_cpu = true;
-                let sampled = worker_of(usize::from(conn.cpu));
-                let last = rustix::net::sockopt::socket_incoming_cpu(&conn.fd)
-                    .map_or(me, |cpu| worker_of(cpu as usize));
-                IdleConn { key, last, sampled }
+                let sampled = worker_of(usize::from(conn.cpu), me, workers);
+                IdleConn {
+                    key,
+                    last: me,
+                    sampled,
+                }
             })
             .collect()
+    }
+
+    /// Fills in each of `idle`'s `last` from its socket (`SO_INCOMING_CPU`).
+    fn read_last(&self, idle: &mut [IdleConn]) {
+        let (me, workers) = (self.peers.id, self.peers.balance.workers());
+        for conn in idle {
+            let fd = &self.conns[conn.key].fd;
+            conn.last = rustix::net::sockopt::socket_incoming_cpu(fd)
+                .map_or(me, |cpu| worker_of(cpu as usize, me, workers));
+        }
     }
 
     /// Moves those of `idle` that the balance lets follow their CPU; what
