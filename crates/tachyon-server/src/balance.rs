@@ -61,7 +61,12 @@
 //! workers pinned the one there would share it with the client while the
 //! other idled, so then, while packing, and beyond [`FOLLOW_UP_TO`]
 //! connections, the workers run on any CPU and nothing follows
-//! (bench/results/follow-2026-12-05).
+//! (bench/results/follow-2026-12-05). Pinned, a connection follows at
+//! once, too: a request that arrives on another worker's CPU moves there
+//! before it is read. The scheduler wakes a client thread on the idle CPU
+//! whenever the server's is busy as it answers, so following only at a
+//! window's end leaves them apart most of the time
+//! (bench/results/c1-2026-12-05).
 //!
 //! Owns: the per-worker live-connection counts, busy shares, request
 //! counts and wanted CPUs, the packing decision and its trials, the

@@ -396,6 +396,11 @@ struct Worker<'a> {
     published: usize,
     /// Kept on its own CPU, while its connections follow theirs.
     pinned: bool,
+    /// Pinned: the next readable connection's request is sampled and may
+    /// follow at once (`follow_request`); due at most once a millisecond,
+    /// so its syscall is no part of a busy worker's cost.
+    sample_due: bool,
+    next_sample_ms: u64,
 }
 
 /// How often a worker measures how busy it is and acts on the balance
@@ -581,6 +586,8 @@ impl<'a> Worker<'a> {
             quiet_close_from: u32::MAX,
             published: 0,
             pinned: false,
+            sample_due: false,
+            next_sample_ms: 0,
         })
     }
 
@@ -607,6 +614,10 @@ impl<'a> Worker<'a> {
             std::mem::swap(&mut resuming, &mut self.resume);
             self.wait(&mut events, resuming.is_empty())?;
             let (now, millis) = clock.read();
+            if self.pinned && !self.sample_due && millis >= self.next_sample_ms {
+                self.sample_due = true;
+                self.next_sample_ms = millis + 1;
+            }
             date.refresh_unix(clock::unix_seconds());
             serving.refresh(self.live);
             if tls_of != serving.number {
@@ -944,13 +955,39 @@ impl<'a> Worker<'a> {
         let Some(conn) = self.conns.get_mut(key) else {
             return;
         };
-        if readable && conn.sample_cpu {
+        if readable && (conn.sample_cpu || self.sample_due) {
             conn.sample_cpu = false;
             let cpu = rustix::net::sockopt::socket_incoming_cpu(&conn.fd);
             conn.cpu = cpu.map_or(u16::MAX, |cpu| u16::try_from(cpu).unwrap_or(u16::MAX));
+            if std::mem::take(&mut self.sample_due) && self.follow_request(key, cx) {
+                return;
+            }
         }
+        let Some(conn) = self.conns.get_mut(key) else {
+            return;
+        };
         let next = guard::contain(|| conn.take_turn(readable, hung_up, &mut cx.turn()));
         self.after_contained(key, next, cx);
+    }
+
+    /// Pinned: a request that arrived on another worker's CPU moves there
+    /// unread, when the balance lets it, and is served on the CPU its
+    /// client sent it from. The window's follow reacts a window late, and a
+    /// client thread the scheduler moved meanwhile is served from the other
+    /// CPU, two wake-ups a request (bench/results/c1-2026-12-05).
+    fn follow_request(&mut self, key: usize, cx: &mut Ctx<'_>) -> bool {
+        let (me, balance) = (self.peers.id, self.peers.balance);
+        let conn = &self.conns[key];
+        let to = worker_of(usize::from(conn.cpu), me, balance.workers());
+        if !self.pinned
+            || to == me
+            || !conn.is_movable()
+            || balance.follow_moves(me, to, self.conns.len(), 1) == 0
+        {
+            return false;
+        }
+        self.hand_idle(vec![key], to, cx);
+        true
     }
 
     /// Carries out a turn's decision, or closes the connection whose turn

@@ -4,7 +4,8 @@
 //! clear, over TLS, and over HTTP/2; packing's trials of spreading them
 //! keep it when a client's pace is its own; placed by CPU (the default
 //! with one worker per CPU), a connection moves to the worker on the CPU
-//! its packets arrive on, unless that would break the count rule.
+//! its packets arrive on, unless that would break the count rule, and
+//! with the workers pinned a request from another CPU moves at once.
 
 use std::time::Duration;
 
@@ -301,6 +302,45 @@ fn placed_by_cpu_a_connection_is_served_by_the_worker_on_its_client_s_cpu() {
     keep_asking(&mut conn, Duration::from_millis(500));
     rustix::thread::sched_setaffinity(None, &everywhere).unwrap();
     assert_eq!(worker_cpus(free.pid()), ["0-1", "0-1"]);
+}
+
+#[test]
+fn placed_by_cpu_a_request_from_another_cpu_is_served_there_at_once() {
+    if !on_cpus_0_and_1() {
+        eprintln!("skipped: this test runs on CPUs 0 and 1 only");
+        return;
+    }
+    let site = TestSite::new();
+    site.file("1k", vec![b'k'; 1024]);
+    let server = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
+    eventually(Duration::from_secs(10), || {
+        worker_cpus(server.pid()).len() == 2
+    });
+    let everywhere = rustix::thread::sched_getaffinity(None).unwrap();
+    let mut conn = server.connect();
+    run_on(1);
+    let pinned = eventually(Duration::from_secs(3), || {
+        keep_asking(&mut conn, Duration::from_millis(50));
+        worker_cpus(server.pid()) == ["0", "1"]
+    });
+    assert!(pinned, "workers on {:?}", worker_cpus(server.pid()));
+    // The client's thread moves, as a scheduler moves it; its very next
+    // request moves the connection, not a window end (one falls between
+    // the request and the look at the epoll sets only by a rare chance).
+    for cpu in [0, 1, 0] {
+        let before = epoll_sizes(server.pid());
+        run_on(cpu);
+        // A worker samples a request's CPU at most once a millisecond.
+        std::thread::sleep(Duration::from_millis(5));
+        assert_eq!(conn.get("/1k", "").status, 200);
+        let after = epoll_sizes(server.pid());
+        let moved = before.len() == 2
+            && after.len() == 2
+            && after[0].abs_diff(before[0]) == 1
+            && after[0] + after[1] == before[0] + before[1];
+        assert!(moved, "to CPU {cpu}: epoll sets {before:?} then {after:?}");
+    }
+    rustix::thread::sched_setaffinity(None, &everywhere).unwrap();
 }
 
 #[test]
