@@ -324,6 +324,9 @@ fn placed_by_cpu_a_request_from_another_cpu_is_served_there_at_once() {
         worker_cpus(server.pid()) == ["0", "1"]
     });
     assert!(pinned, "workers on {:?}", worker_cpus(server.pid()));
+    // Pinned maybe just after the last request: a few more from CPU 1
+    // bring the connection to its worker first.
+    keep_asking(&mut conn, Duration::from_millis(20));
     // The client's thread moves, as a scheduler moves it; its very next
     // request moves the connection, not a window end (one falls between
     // the request and the look at the epoll sets only by a rare chance).
