@@ -250,19 +250,29 @@ fn keep_asking(conn: &mut Raw, long: Duration) {
     }
 }
 
-#[test]
-fn placed_by_cpu_a_connection_is_served_by_the_worker_on_its_client_s_cpu() {
+/// A server with two workers on a site with `/1k`, once both workers
+/// exist; `None` (the spec skipped) unless this process may run on CPUs 0
+/// and 1 alone, which placement by CPU's specs move their client between.
+fn two_workers_on_cpus_0_and_1() -> Option<(TestSite, Server)> {
     if !on_cpus_0_and_1() {
         eprintln!("skipped: this test runs on CPUs 0 and 1 only");
-        return;
+        return None;
     }
     let site = TestSite::new();
     site.file("1k", vec![b'k'; 1024]);
     let server = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
     // The workers start once the site is loaded, after the listeners.
     eventually(Duration::from_secs(10), || {
-        worker_ticks(server.pid()).len() == 2
+        worker_cpus(server.pid()).len() == 2
     });
+    Some((site, server))
+}
+
+#[test]
+fn placed_by_cpu_a_connection_is_served_by_the_worker_on_its_client_s_cpu() {
+    let Some((site, server)) = two_workers_on_cpus_0_and_1() else {
+        return;
+    };
     let everywhere = rustix::thread::sched_getaffinity(None).unwrap();
     let mut conn = server.connect();
     for cpu in [1, 0, 1] {
@@ -306,16 +316,9 @@ fn placed_by_cpu_a_connection_is_served_by_the_worker_on_its_client_s_cpu() {
 
 #[test]
 fn placed_by_cpu_a_request_from_another_cpu_is_served_there_at_once() {
-    if !on_cpus_0_and_1() {
-        eprintln!("skipped: this test runs on CPUs 0 and 1 only");
+    let Some((_site, server)) = two_workers_on_cpus_0_and_1() else {
         return;
-    }
-    let site = TestSite::new();
-    site.file("1k", vec![b'k'; 1024]);
-    let server = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
-    eventually(Duration::from_secs(10), || {
-        worker_cpus(server.pid()).len() == 2
-    });
+    };
     let everywhere = rustix::thread::sched_getaffinity(None).unwrap();
     let mut conn = server.connect();
     run_on(1);
@@ -348,16 +351,9 @@ fn placed_by_cpu_a_request_from_another_cpu_is_served_there_at_once() {
 
 #[test]
 fn placed_by_cpu_one_client_cpu_s_connections_still_get_both_workers() {
-    if !on_cpus_0_and_1() {
-        eprintln!("skipped: this test runs on CPUs 0 and 1 only");
+    let Some((_site, server)) = two_workers_on_cpus_0_and_1() else {
         return;
-    }
-    let site = TestSite::new();
-    site.file("1k", vec![b'k'; 1024]);
-    let server = Server::start(&site.root, &["--threads", "2", "--no-watch"]);
-    eventually(Duration::from_secs(10), || {
-        worker_cpus(server.pid()).len() == 2
-    });
+    };
     // Each worker's epoll set exists, with its listener and wake-ups in it,
     // a moment after its thread does.
     let ready = |sizes: &[usize]| sizes.len() == 2 && sizes.iter().all(|&n| n > 0);
