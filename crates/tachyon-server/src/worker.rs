@@ -910,7 +910,7 @@ impl<'a> Worker<'a> {
     }
 
     /// Hands the idle connections `keys` to worker `to`.
-    fn hand_idle(&mut self, keys: Vec<usize>, to: usize, cx: &mut Ctx<'_>) {
+    fn hand_idle(&mut self, keys: impl IntoIterator<Item = usize>, to: usize, cx: &mut Ctx<'_>) {
         for key in keys {
             let conn = self.conns.remove(key);
             // Out of this epoll set before another worker adds it to its own.
@@ -952,7 +952,7 @@ impl<'a> Worker<'a> {
 
     /// Gives one connection its turn.
     fn give_turn(&mut self, key: usize, readable: bool, hung_up: bool, cx: &mut Ctx<'_>) {
-        let Some(conn) = self.conns.get_mut(key) else {
+        let Some(mut conn) = self.conns.get_mut(key) else {
             return;
         };
         if readable && (conn.sample_cpu || self.sample_due) {
@@ -962,10 +962,9 @@ impl<'a> Worker<'a> {
             if std::mem::take(&mut self.sample_due) && self.follow_request(key, cx) {
                 return;
             }
+            // Still here: `follow_request` moved it only when it said so.
+            conn = &mut self.conns[key];
         }
-        let Some(conn) = self.conns.get_mut(key) else {
-            return;
-        };
         let next = guard::contain(|| conn.take_turn(readable, hung_up, &mut cx.turn()));
         self.after_contained(key, next, cx);
     }
@@ -986,7 +985,7 @@ impl<'a> Worker<'a> {
         {
             return false;
         }
-        self.hand_idle(vec![key], to, cx);
+        self.hand_idle([key], to, cx);
         true
     }
 
