@@ -169,18 +169,33 @@ pub fn run(
     result
 }
 
-/// Keeps the calling worker on CPU `cpu` (`Some`), where the connections
-/// that follow their CPU are moved, or lets it run on any of the first
-/// `workers` CPUs (`None`), the process's own set when placing by CPU.
-/// Refused (a seccomp or cgroup rule), the worker runs where it was:
-/// placement is then a preference, not a rule.
-fn run_on_cpu(cpu: Option<usize>, workers: usize) {
-    let mut set = rustix::thread::CpuSet::new();
-    match cpu {
-        Some(cpu) => set.set(cpu),
-        None => (0..workers).for_each(|cpu| set.set(cpu)),
+/// Where a worker thread runs, placed by CPU (see [`crate::balance`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Affinity {
+    /// On any of the first `workers` CPUs, the process's own set when
+    /// placing by CPU.
+    Any,
+    /// On its own CPU (worker n on CPU n), where the connections that
+    /// follow their CPU are moved.
+    Own,
+    /// On any but this one, where the client thread of every packed
+    /// connection runs.
+    Apart(usize),
+}
+
+impl Affinity {
+    /// Keeps the calling worker `me` where `self` says. Refused (a seccomp
+    /// or cgroup rule), the worker runs where it was: placement is then a
+    /// preference, not a rule.
+    fn apply(self, me: usize, workers: usize) {
+        let mut set = rustix::thread::CpuSet::new();
+        match self {
+            Affinity::Own => set.set(me),
+            Affinity::Any => (0..workers).for_each(|cpu| set.set(cpu)),
+            Affinity::Apart(cpu) => (0..workers).filter(|&c| c != cpu).for_each(|c| set.set(c)),
+        }
+        let _ = rustix::thread::sched_setaffinity(None, &set);
     }
-    let _ = rustix::thread::sched_setaffinity(None, &set);
 }
 
 /// What a worker thread needs to start its loop, again if it died.
@@ -394,8 +409,9 @@ struct Worker<'a> {
     quiet_close_from: u32,
     /// The connection count last published to the balancer.
     published: usize,
-    /// Kept on its own CPU, while its connections follow theirs.
-    pinned: bool,
+    /// Where this worker runs: on its own CPU while its connections follow
+    /// theirs.
+    affinity: Affinity,
     /// Pinned: the next readable connection's request is sampled and may
     /// follow at once (`follow_request`); due at most once a millisecond,
     /// so its syscall is no part of a busy worker's cost.
@@ -407,6 +423,10 @@ struct Worker<'a> {
 /// (see [`crate::balance`]): long enough that the thread-CPU read is free,
 /// short enough that connections gather within a fraction of a second.
 const WINDOW_MS: u64 = 100;
+
+/// How many of its connections worker 0 asks, once a window while packed,
+/// where their packets arrive.
+const APART_SAMPLE: usize = 16;
 
 /// Where the current balance window started: the clock's milliseconds and
 /// the thread's CPU time then.
@@ -585,7 +605,7 @@ impl<'a> Worker<'a> {
             drain_deadline: None,
             quiet_close_from: u32::MAX,
             published: 0,
-            pinned: false,
+            affinity: Affinity::Any,
             sample_due: false,
             next_sample_ms: 0,
         })
@@ -614,7 +634,7 @@ impl<'a> Worker<'a> {
             std::mem::swap(&mut resuming, &mut self.resume);
             self.wait(&mut events, resuming.is_empty())?;
             let (now, millis) = clock.read();
-            if self.pinned && !self.sample_due && millis >= self.next_sample_ms {
+            if self.affinity == Affinity::Own && !self.sample_due && millis >= self.next_sample_ms {
                 self.sample_due = true;
                 self.next_sample_ms = millis + 1;
             }
@@ -828,9 +848,15 @@ impl<'a> Worker<'a> {
         // None when not following, so that no worker reads an old count.
         balance.publish_wants(self.peers.id, &wanting);
         let pin = follows && balance.cpus_fit();
-        if pin != self.pinned {
-            self.pinned = pin;
-            run_on_cpu(pin.then_some(self.peers.id), balance.workers());
+        let affinity = if pin {
+            Affinity::Own
+        } else {
+            self.apart_from_client()
+                .map_or(Affinity::Any, Affinity::Apart)
+        };
+        if affinity != self.affinity {
+            self.affinity = affinity;
+            affinity.apply(self.peers.id, balance.workers());
         }
         if pin {
             self.read_last(&mut idle);
@@ -855,6 +881,28 @@ impl<'a> Worker<'a> {
                 .collect()
         };
         self.hand_idle(keys, to, cx);
+    }
+
+    /// The CPU to keep off while packed: the one nearly every connection's
+    /// last packet arrived on (on loopback, the client's one thread), if it
+    /// is one the workers run on. Asks at most [`APART_SAMPLE`] sockets.
+    fn apart_from_client(&self) -> Option<usize> {
+        let balance = self.peers.balance;
+        if self.peers.id != 0 || !balance.places_by_cpu() || !balance.is_packing() {
+            return None;
+        }
+        let mut on = vec![0usize; balance.workers()];
+        let mut sampled = 0;
+        for (_, conn) in self.conns.iter().take(APART_SAMPLE) {
+            sampled += 1;
+            if let Ok(cpu) = rustix::net::sockopt::socket_incoming_cpu(&conn.fd) {
+                if let Some(n) = on.get_mut(cpu as usize) {
+                    *n += 1;
+                }
+            }
+        }
+        let (cpu, &most) = on.iter().enumerate().max_by_key(|&(_, n)| *n)?;
+        balance.keeps_apart(sampled, most).then_some(cpu)
     }
 
     /// This worker's idle connections with their sampled CPUs; each samples
@@ -978,7 +1026,7 @@ impl<'a> Worker<'a> {
         let (me, balance) = (self.peers.id, self.peers.balance);
         let conn = &self.conns[key];
         let to = worker_of(usize::from(conn.cpu), me, balance.workers());
-        if !self.pinned
+        if self.affinity != Affinity::Own
             || to == me
             || !conn.is_movable()
             || balance.follow_moves(me, to, self.conns.len(), 1) == 0

@@ -388,3 +388,27 @@ fn placed_by_cpu_one_client_cpu_s_connections_still_get_both_workers() {
     assert_eq!(grew(), [3, 3], "epoll sets from {before:?}");
     assert_eq!(worker_cpus(server.pid()), ["0-1", "0-1"]);
 }
+
+#[test]
+fn placed_by_cpu_packed_connections_of_one_client_thread_are_served_from_another_cpu() {
+    let Some((_site, server)) = two_workers_on_cpus_0_and_1() else {
+        return;
+    };
+    // Ten connections from one thread on CPU 1, asking in turn: enough
+    // to pack on worker 0, which then keeps off CPU 1, where their
+    // packets come from, rather than take turns with the client there.
+    let everywhere = rustix::thread::sched_getaffinity(None).unwrap();
+    let mut conns = connect_from_cpu(&server, 1, 10);
+    run_on(1);
+    let apart = eventually(Duration::from_secs(5), || {
+        let until = std::time::Instant::now() + Duration::from_millis(50);
+        while std::time::Instant::now() < until {
+            for conn in &mut conns {
+                assert_eq!(conn.get("/1k", "").status, 200);
+            }
+        }
+        worker_cpus(server.pid()) == ["0", "0-1"]
+    });
+    rustix::thread::sched_setaffinity(None, &everywhere).unwrap();
+    assert!(apart, "workers on {:?}", worker_cpus(server.pid()));
+}
