@@ -25,10 +25,11 @@
 //! pay (8, up to 512) and all of them together use less than one core, worker 0
 //! declares *packing*: new connections go to it, and the others move their
 //! idle connections to it. Packing ends when worker 0 alone passes 0.95 of
-//! a core in two windows running (and may not start again for 2 s; one
-//! such window is as often a slow moment of the client's as a load beyond
-//! one core, bench/results/pack-apart-2026-12-05); the connections then
-//! spread again by count, moving while idle.
+//! a core in two windows running (and may not start again for 2 s; the
+//! single such windows traced were slow moments, half the requests of the
+//! window before, not a load beyond one core:
+//! bench/results/pack-apart-2026-12-05); the connections then spread again
+//! by count, moving while idle.
 //!
 //! Only a connection with nothing in flight moves (see
 //! `Conn::is_movable`): its socket, TLS session and HTTP/2 state change
