@@ -244,9 +244,17 @@ fn worker_ticks(pid: u32) -> Vec<(String, u64)> {
 
 /// Asks `conn` for `/1k` again and again for `long`.
 fn keep_asking(conn: &mut Raw, long: Duration) {
+    keep_asking_in_turn(std::slice::from_mut(conn), long);
+}
+
+/// Asks `/1k` on each of `conns` in turn, as a one-thread client does,
+/// for `long`, each answered 200.
+fn keep_asking_in_turn(conns: &mut [Raw], long: Duration) {
     let until = std::time::Instant::now() + long;
     while std::time::Instant::now() < until {
-        assert_eq!(conn.get("/1k", "").status, 200);
+        for conn in conns.iter_mut() {
+            assert_eq!(conn.get("/1k", "").status, 200);
+        }
     }
 }
 
@@ -376,12 +384,7 @@ fn placed_by_cpu_one_client_cpu_s_connections_still_get_both_workers() {
     let everywhere = rustix::thread::sched_getaffinity(None).unwrap();
     let mut conns = connect_from_cpu(&server, 1, 6);
     run_on(1);
-    let until = std::time::Instant::now() + Duration::from_millis(1500);
-    while std::time::Instant::now() < until {
-        for conn in &mut conns {
-            assert_eq!(conn.get("/1k", "").status, 200);
-        }
-    }
+    keep_asking_in_turn(&mut conns, Duration::from_millis(1500));
     rustix::thread::sched_setaffinity(None, &everywhere).unwrap();
     // A connection answered at accept joins its worker's set just after
     // its answer leaves; these have been answered many times since.
@@ -401,12 +404,7 @@ fn placed_by_cpu_packed_connections_of_one_client_thread_are_served_from_another
     let mut conns = connect_from_cpu(&server, 1, 10);
     run_on(1);
     let apart = eventually(Duration::from_secs(5), || {
-        let until = std::time::Instant::now() + Duration::from_millis(50);
-        while std::time::Instant::now() < until {
-            for conn in &mut conns {
-                assert_eq!(conn.get("/1k", "").status, 200);
-            }
-        }
+        keep_asking_in_turn(&mut conns, Duration::from_millis(50));
         worker_cpus(server.pid()) == ["0", "0-1"]
     });
     rustix::thread::sched_setaffinity(None, &everywhere).unwrap();
