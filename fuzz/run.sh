@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 seconds="${1:-20}"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for target in request h1_syntax range conditional accept_encoding site_path config h2_frames hpack hpack_differential qpack h3_frames; do
+for target in request h1_syntax range conditional accept_encoding site_path config h2_frames hpack hpack_differential hpack_encode qpack h3_frames; do
     mkdir -p "corpus/$target" "$scratch/$target"
     # libFuzzer writes new inputs to the first folder and only reads the others.
     cargo +nightly fuzz run "$target" "$scratch/$target" "corpus/$target" -- \

@@ -420,8 +420,10 @@ impl H2 {
     }
 
     /// Writes `self.block` as HEADERS (and CONTINUATION frames when it is
-    /// larger than the peer's frame size).
+    /// larger than the peer's frame size), indexed with the connection's
+    /// HPACK table as it goes out: blocks are indexed in the order sent.
     fn headers(&mut self, stream: u32, end_stream: bool, out: &mut Outbox) {
+        self.conn.index_block(&mut self.block);
         let max = self.conn.max_frame();
         let buf = out.buf();
         let mut chunks = self.block.chunks(max).peekable();

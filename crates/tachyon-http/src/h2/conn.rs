@@ -18,7 +18,7 @@
 //! every later call to [`Connection::receive`] returns the same error.
 
 use super::frame::{self, flag, kind, setting, Head, Reason};
-use super::hpack::{DecodeError, DecodeLimits, Decoder, Fields};
+use super::hpack::{encode, DecodeError, DecodeLimits, Decoder, Encoder, Fields};
 use crate::response::Status;
 
 /// The client's connection preface (RFC 9113 §3.4).
@@ -145,6 +145,9 @@ pub struct Connection {
     phase: Phase,
     limits: Limits,
     decoder: Decoder,
+    /// Our side of the client's table: every response head goes through
+    /// [`Connection::index_block`].
+    encoder: Encoder,
     /// Open streams in the order of their ids (new ones are always
     /// numbered higher: pushed at the end), so finding one is a binary
     /// search: the DATA scheduler asks for every stream's window on each
@@ -189,6 +192,7 @@ impl Connection {
             phase: Phase::Preface,
             limits,
             decoder: Decoder::new(TABLE_SIZE),
+            encoder: Encoder::new(encode::MAX_TABLE),
             streams: Vec::new(),
             closed: [(0, false); REMEMBERED],
             closed_next: 0,
@@ -237,6 +241,13 @@ impl Connection {
         if self.output.capacity() == 0 {
             self.output = spare.output;
         }
+    }
+
+    /// Rewrites a response's header block, written by
+    /// [`super::hpack::Hpack`], with this connection's HPACK table; the
+    /// blocks must be sent in the order they were indexed.
+    pub fn index_block(&mut self, block: &mut Vec<u8>) {
+        self.encoder.index(block);
     }
 
     /// True while a header block is open: HEADERS came without
@@ -563,7 +574,7 @@ impl Connection {
                     }
                     self.peer_max_frame = value;
                 }
-                // HEADER_TABLE_SIZE: our encoder uses no dynamic table.
+                setting::HEADER_TABLE_SIZE => self.encoder.set_limit(value as usize),
                 // MAX_CONCURRENT_STREAMS: we open none. Unknown: ignored.
                 _ => {}
             }

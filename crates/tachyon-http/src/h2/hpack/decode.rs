@@ -38,7 +38,7 @@ pub enum CompressionError {
 }
 
 /// RFC 7541 Appendix A: indices 1 to 61.
-const STATIC_TABLE: [(&[u8], &[u8]); 61] = [
+pub(super) const STATIC_TABLE: [(&[u8], &[u8]); 61] = [
     (b":authority", b""),
     (b":method", b"GET"),
     (b":method", b"POST"),
@@ -185,7 +185,11 @@ impl Table {
 
 /// Reads an integer with an N-bit prefix (§5.1) at `*pos`, the first
 /// octet's higher bits being the representation's.
-fn integer(block: &[u8], pos: &mut usize, prefix_bits: u8) -> Result<usize, CompressionError> {
+pub(super) fn integer(
+    block: &[u8],
+    pos: &mut usize,
+    prefix_bits: u8,
+) -> Result<usize, CompressionError> {
     let max = (1usize << prefix_bits) - 1;
     let first = *block.get(*pos).ok_or(CompressionError::Truncated)? as usize & max;
     *pos += 1;

@@ -2,18 +2,22 @@
 //! request header blocks decoded by [`decode`] and checked into a
 //! request (`crate::section`, shared with HTTP/3).
 //!
-//! Encoding never touches the dynamic table: every field is an indexed
-//! static entry or a literal "without indexing" whose name is a static
-//! index where one exists (§6.2.2). So a block encoded once at load
-//! ([`Prepared`]) is valid on every connection whatever the peer's table
-//! size, and the encoder carries no per-connection state. Decoding keeps
-//! the client's dynamic table (bounded by our SETTINGS_HEADER_TABLE_SIZE)
-//! and hands each field to `crate::section`'s checks, counted without
-//! copying, so an HPACK bomb costs its input's length in work and nothing
-//! in memory.
+//! Encoding is in two steps. [`Hpack`] writes a head without the dynamic
+//! table: every field an indexed static entry or a literal "without
+//! indexing" whose name is a static index where one exists (§6.2.2). So
+//! a block encoded once at load ([`Prepared`]) is valid on every
+//! connection whatever the peer's table size. Then the connection's
+//! [`Encoder`] rewrites the block as it is sent, a field the client's
+//! table holds as its index. Decoding keeps the client's dynamic table
+//! (bounded by our SETTINGS_HEADER_TABLE_SIZE) and hands each field to
+//! `crate::section`'s checks, counted without copying, so an HPACK bomb
+//! costs its input's length in work and nothing in memory.
 
 pub mod decode;
+pub mod encode;
 pub mod huffman;
+
+pub use encode::Encoder;
 
 use crate::head::{self, Dialect};
 use crate::request::Version;
@@ -97,7 +101,8 @@ pub fn lowercase_name(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, name: &str)
 }
 
 /// HPACK (RFC 7541) for HTTP/2 response heads: the fields of a head as
-/// a header block, never using the dynamic table.
+/// a header block that does not use the dynamic table (a connection's
+/// [`Encoder`] indexes it).
 #[derive(Debug)]
 pub struct Hpack;
 

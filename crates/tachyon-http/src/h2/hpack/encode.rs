@@ -1,0 +1,484 @@
+//! The encoding half of a connection's HPACK state (RFC 7541 §2.3.2, §4):
+//! a mirror of the client's dynamic table, so that a field this connection
+//! already sent goes as one index octet instead of its literal.
+//!
+//! Owns the table's entries, its size under the client's
+//! SETTINGS_HEADER_TABLE_SIZE, and the size updates that announce a new
+//! limit (§6.3). Does not write fields: [`super::Hpack`] writes every
+//! head as a stateless block (static indices and literals without
+//! indexing, the same bytes on any connection, most of them prepared at
+//! load), and [`Encoder::index`] rewrites that block in place for this
+//! connection: a field the table holds becomes its index, a new one a
+//! literal with incremental indexing that the client adds to its table.
+//! Without it a response to `/1k` carried 185 octets of fields where h2o
+//! sends 14 (`bench/results/hpack-index-2026-12-05`).
+//!
+//! Invariant: blocks are indexed in the order they are sent on the
+//! connection, every one of them, and no rewritten field is longer than
+//! the literal it replaces, so the table here is the client's after each
+//! block.
+
+use std::collections::VecDeque;
+
+use super::decode::{integer as read_integer, STATIC_TABLE};
+use super::integer;
+
+/// §4.1: an entry's size counts 32 octets of overhead.
+const ENTRY_OVERHEAD: usize = 32;
+
+/// The most we use of the client's table: its default, what h2o and
+/// nginx use too. A client announcing more gets no more.
+pub const MAX_TABLE: usize = 4096;
+
+/// Static indices of names whose values are a response's own numbers
+/// (`content-length`, `content-range`): kept out of the table, where they
+/// would push out the fields every response repeats.
+const NOT_INDEXED: [usize; 2] = [28, 30];
+
+/// One entry the client's table holds: its field as [`super::Hpack`]
+/// wrote it (the key compared against), kept in `Encoder::keys`.
+struct Entry {
+    tag: u64,
+    /// Where its key starts in `keys`, counted from the first key ever
+    /// kept (`Encoder::dropped` are gone from the front).
+    at: usize,
+    len: usize,
+    /// Its size in §4.1's measure.
+    size: usize,
+}
+
+/// The encoding half of a connection's HPACK state.
+pub struct Encoder {
+    /// Oldest first; the newest has index 62 (§2.3.3).
+    entries: VecDeque<Entry>,
+    /// The entries' keys end to end, oldest first.
+    keys: Vec<u8>,
+    /// Key octets evicted from the front of `keys` and not yet compacted.
+    dropped: usize,
+    size: usize,
+    /// The table's maximum size as the client last heard it.
+    max: usize,
+    /// The client's SETTINGS_HEADER_TABLE_SIZE since the last block,
+    /// capped at [`MAX_TABLE`]: the lowest and the last, announced at the
+    /// next block (§4.2: a reduction, even one raised again, is signalled).
+    pending: Option<(usize, usize)>,
+}
+
+impl Encoder {
+    /// A table of `max` octets, the size both ends start from (§4.2: the
+    /// SETTINGS default, 4096).
+    pub fn new(max: usize) -> Encoder {
+        Encoder {
+            entries: VecDeque::new(),
+            keys: Vec::new(),
+            dropped: 0,
+            size: 0,
+            max,
+            pending: None,
+        }
+    }
+
+    /// The client's SETTINGS_HEADER_TABLE_SIZE changed to `setting`.
+    pub fn set_limit(&mut self, setting: usize) {
+        let max = setting.min(MAX_TABLE);
+        let lowest = self.pending.map_or(max, |(lowest, _)| lowest.min(max));
+        self.pending = Some((lowest, max));
+    }
+
+    /// Octets this table holds beyond the struct.
+    pub fn footprint(&self) -> usize {
+        self.keys.capacity() + self.entries.capacity() * std::mem::size_of::<Entry>()
+    }
+
+    /// Rewrites `block`, written by [`super::Hpack`], for this connection:
+    /// fields the table holds become indices, new ones are added to it.
+    pub fn index(&mut self, block: &mut Vec<u8>) {
+        let mut read = 0;
+        if let Some((lowest, last)) = self.pending.take() {
+            let mut updates = Vec::new();
+            for max in [lowest, last] {
+                if max != self.max {
+                    // §6.3: a dynamic table size update.
+                    integer(&mut updates, 0x20, 5, max);
+                    self.max = max;
+                    self.evict_to(max);
+                }
+            }
+            read = updates.len();
+            block.splice(0..0, updates);
+        }
+        let mut write = read;
+        while read < block.len() {
+            let start = read;
+            let Some(field) = Literal::read(block, &mut read) else {
+                // An indexed static field, or (never from our dialect) a
+                // form this pass does not know: copied as it is.
+                let end = if block[start] & 0x80 != 0 && read > start {
+                    read
+                } else {
+                    debug_assert!(false, "unexpected HPACK form {:#x}", block[start]);
+                    block.len()
+                };
+                block.copy_within(start..end, write);
+                write += end - start;
+                read = end;
+                continue;
+            };
+            write = self.field(block, start..read, &field, write);
+        }
+        block.truncate(write);
+    }
+
+    /// Writes the literal at `key` (its bytes in `block`) at `write` as an
+    /// index, a literal with incremental indexing, or as it is; returns
+    /// where the next field goes.
+    fn field(
+        &mut self,
+        block: &mut [u8],
+        key: std::ops::Range<usize>,
+        field: &Literal,
+        write: usize,
+    ) -> usize {
+        let bytes = &block[key.clone()];
+        let tag = tag(bytes);
+        if let Some(index) = self.find(tag, bytes) {
+            let mut one = [0u8; 8];
+            let n = encode_integer(&mut one, 0x80, 7, index);
+            block[write..write + n].copy_from_slice(&one[..n]);
+            return write + n;
+        }
+        let size = field.size + ENTRY_OVERHEAD;
+        // A field of more than half the table would push out the rest.
+        if NOT_INDEXED.contains(&field.name_index) || size > self.max / 2 {
+            block.copy_within(key.clone(), write);
+            return write + key.len();
+        }
+        // Kept before the rewrite below overwrites the literal.
+        self.insert(tag, &block[key.clone()], size);
+        // §6.2.1: the name's index with a 6-bit prefix, then the rest of
+        // the literal (a new name's string, the value) unchanged.
+        let mut head = [0u8; 8];
+        let n = encode_integer(&mut head, 0x40, 6, field.name_index);
+        block.copy_within(field.rest.clone(), write + n);
+        block[write..write + n].copy_from_slice(&head[..n]);
+        write + n + field.rest.len()
+    }
+
+    /// The index of the entry whose key is `bytes`, newest first.
+    fn find(&self, tag: u64, bytes: &[u8]) -> Option<usize> {
+        let newest = self.entries.len().checked_sub(1)?;
+        self.entries
+            .iter()
+            .rposition(|e| e.tag == tag && self.key(e) == bytes)
+            .map(|p| 62 + newest - p)
+    }
+
+    fn key(&self, entry: &Entry) -> &[u8] {
+        let at = entry.at - self.dropped;
+        &self.keys[at..at + entry.len]
+    }
+
+    /// Adds the field `key` as the newest entry, evicting the oldest
+    /// until it fits (§4.4; `size` is at most the table's).
+    fn insert(&mut self, tag: u64, key: &[u8], size: usize) {
+        self.evict_to(self.max - size);
+        self.entries.push_back(Entry {
+            tag,
+            at: self.dropped + self.keys.len(),
+            len: key.len(),
+            size,
+        });
+        self.keys.extend_from_slice(key);
+        self.size += size;
+    }
+
+    fn evict_to(&mut self, size: usize) {
+        while self.size > size {
+            let Some(old) = self.entries.pop_front() else {
+                break;
+            };
+            self.size -= old.size;
+        }
+        self.compact();
+    }
+
+    /// Drops evicted keys from the front of `keys` once they are most of it.
+    fn compact(&mut self) {
+        let first = self
+            .entries
+            .front()
+            .map_or(self.dropped + self.keys.len(), |e| e.at);
+        let gone = first - self.dropped;
+        if gone > 0 && gone * 2 >= self.keys.len() {
+            self.keys.drain(..gone);
+            self.dropped = first;
+        }
+    }
+}
+
+/// A literal without indexing as [`super::Hpack`] writes it (§6.2.2).
+struct Literal {
+    /// The name's static index, 0 for a new name.
+    name_index: usize,
+    /// After the name's index: a new name's string, then the value's.
+    rest: std::ops::Range<usize>,
+    /// Name and value octets (§4.1's measure without the overhead).
+    size: usize,
+}
+
+impl Literal {
+    /// Reads a literal without indexing at `*pos` (advanced past it), or
+    /// returns None for any other form (`*pos` past an indexed field).
+    fn read(block: &[u8], pos: &mut usize) -> Option<Literal> {
+        let first = block[*pos];
+        if first & 0x80 != 0 {
+            read_integer(block, pos, 7).ok()?;
+            return None;
+        }
+        if first & 0xf0 != 0 {
+            return None;
+        }
+        let mut at = *pos;
+        let name_index = read_integer(block, &mut at, 4).ok()?;
+        let rest = at;
+        let name_len = match name_index {
+            0 => raw_string(block, &mut at)?,
+            1..=61 => STATIC_TABLE[name_index - 1].0.len(),
+            _ => return None,
+        };
+        let value_len = raw_string(block, &mut at)?;
+        *pos = at;
+        Some(Literal {
+            name_index,
+            rest: rest..at,
+            size: name_len + value_len,
+        })
+    }
+}
+
+/// Reads a string literal without Huffman coding at `*pos`; its length.
+fn raw_string(block: &[u8], pos: &mut usize) -> Option<usize> {
+    if block.get(*pos)? & 0x80 != 0 {
+        return None;
+    }
+    let len = read_integer(block, pos, 7).ok()?;
+    *pos = pos.checked_add(len).filter(|&end| end <= block.len())?;
+    Some(len)
+}
+
+/// §5.1's integer into `out` (what [`integer`] appends, without a
+/// vector: indices and name indices here take one or two octets).
+fn encode_integer(out: &mut [u8; 8], first: u8, prefix_bits: u8, mut value: usize) -> usize {
+    let max = (1usize << prefix_bits) - 1;
+    if value < max {
+        out[0] = first | value as u8;
+        return 1;
+    }
+    out[0] = first | max as u8;
+    value -= max;
+    let mut n = 1;
+    while value >= 128 {
+        out[n] = (value % 128) as u8 | 0x80;
+        value /= 128;
+        n += 1;
+    }
+    out[n] = value as u8;
+    n + 1
+}
+
+/// A cheap hash of a key, compared before its bytes.
+fn tag(bytes: &[u8]) -> u64 {
+    let mut h = bytes.len() as u64;
+    for chunk in bytes.chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h = (h ^ u64::from_le_bytes(word))
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(23);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::date::DateCache;
+    use crate::h2::hpack::tests::hex;
+    use crate::h2::hpack::{Block, Hpack, Prepared};
+    use crate::head::Dialect;
+    use crate::response::{Exchange, Field, Name, Persistence, Status};
+
+    fn reference_decode(
+        decoder: &mut loona_hpack::Decoder,
+        block: &[u8],
+    ) -> Vec<(Vec<u8>, Vec<u8>)> {
+        decoder
+            .decode(block)
+            .expect("the reference decoder takes the block")
+    }
+
+    /// RFC 7541 C.5's first head as `Hpack` writes it: `:status` 302 or 307
+    /// by name, then three literals by static name.
+    fn c5_head(status: Status, date: &str) -> Vec<u8> {
+        let mut block = Vec::new();
+        Hpack::status(&mut block, status);
+        Hpack::field(&mut block, &Name::CacheControl, &[b"private"]);
+        Hpack::field(&mut block, &Name::Date, &[date.as_bytes()]);
+        Hpack::field(&mut block, &Name::Location, &[b"https://www.example.com"]);
+        block
+    }
+
+    #[test]
+    fn rfc7541_c5_responses_index_and_evict_as_the_rfc_does() {
+        // C.5: a 256-octet table, no Huffman coding.
+        let mut encoder = Encoder::new(256);
+        let mut block = c5_head(Status::Found, "Mon, 21 Oct 2013 20:13:21 GMT");
+        encoder.index(&mut block);
+        let c51 = hex(
+            "4803 3330 3258 0770 7269 7661 7465 611d 4d6f 6e2c 2032 3120 4f63 7420 3230 3133
+             2032 303a 3133 3a32 3120 474d 546e 1768 7474 7073 3a2f 2f77 7777 2e65 7861 6d70
+             6c65 2e63 6f6d",
+        );
+        assert_eq!(block, c51);
+        assert_eq!(encoder.size, 222);
+        // C.5.2: `:status: 307` evicts `:status: 302`; the rest are indices.
+        let mut block = c5_head(Status::TemporaryRedirect, "Mon, 21 Oct 2013 20:13:21 GMT");
+        encoder.index(&mut block);
+        assert_eq!(block, hex("4803 3330 37c1 c0bf"));
+        assert_eq!(encoder.size, 222);
+        assert_eq!(encoder.entries.len(), 4);
+    }
+
+    fn ok_head(prepared: &Prepared, date: &DateCache) -> Vec<u8> {
+        let mut block = Vec::new();
+        Block::prepared(&mut block, prepared.ok_head()).finish(&Exchange {
+            date,
+            persistence: Persistence::KeepAlive,
+            head_only: false,
+            fields: &[],
+        });
+        block
+    }
+
+    #[test]
+    fn a_repeated_head_is_one_octet_a_field_but_its_length() {
+        let date = DateCache::new();
+        let fields = [Field::new(Name::ETag, "\"640babf1c53cd10e\"").unwrap()];
+        let prepared = Prepared::new(&fields, "application/octet-stream", None, 1024);
+        let mut encoder = Encoder::new(MAX_TABLE);
+        let mut reference = loona_hpack::Decoder::new();
+        let mut first = ok_head(&prepared, &date);
+        let plain = reference_decode(&mut loona_hpack::Decoder::new(), &first);
+        encoder.index(&mut first);
+        assert_eq!(reference_decode(&mut reference, &first), plain);
+        let mut second = ok_head(&prepared, &date);
+        encoder.index(&mut second);
+        assert_eq!(reference_decode(&mut reference, &second), plain);
+        // `:status`, server, nosniff, etag, content-type, date: an octet
+        // each; `content-length: 1024` stays a literal (7 octets).
+        assert_eq!(second.len(), 6 + 7, "{second:02x?}");
+    }
+
+    #[test]
+    fn a_smaller_table_setting_is_announced_at_the_next_block_and_obeyed() {
+        let date = DateCache::new();
+        let prepared = Prepared::new(&[], "text/css", None, 10);
+        let mut encoder = Encoder::new(MAX_TABLE);
+        let mut reference = loona_hpack::Decoder::new();
+        let mut block = ok_head(&prepared, &date);
+        encoder.index(&mut block);
+        reference_decode(&mut reference, &block);
+        encoder.set_limit(0);
+        let mut block = ok_head(&prepared, &date);
+        let plain = block.clone();
+        encoder.index(&mut block);
+        assert_eq!(block[0], 0x20, "a size update to 0 first");
+        assert_eq!(&block[1..], &plain[..], "nothing indexed in an empty table");
+        reference_decode(&mut reference, &block);
+        // Lowered and raised in one SETTINGS: both are signalled (§4.2).
+        encoder.set_limit(100);
+        encoder.set_limit(1 << 20);
+        let mut block = ok_head(&prepared, &date);
+        encoder.index(&mut block);
+        assert_eq!(&block[..5], &[0x3f, 0x45, 0x3f, 0xe1, 0x1f]);
+        assert_eq!(encoder.max, MAX_TABLE);
+        let mut plain_decoder = loona_hpack::Decoder::new();
+        assert_eq!(
+            reference_decode(&mut reference, &block),
+            reference_decode(&mut plain_decoder, &ok_head(&prepared, &date))
+        );
+        // A setting equal to the table in use changes nothing.
+        encoder.set_limit(MAX_TABLE);
+        let mut block = ok_head(&prepared, &date);
+        encoder.index(&mut block);
+        assert_ne!(block[0] & 0xe0, 0x20);
+    }
+
+    /// A small deterministic generator for the differential test.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    #[test]
+    fn random_heads_decode_the_same_indexed_as_written() {
+        let names = [
+            Name::ETag,
+            Name::CacheControl,
+            Name::ContentType,
+            Name::Vary,
+            Name::Location,
+            Name::Custom("x-frame-options".into()),
+            Name::Custom("content-security-policy".into()),
+        ];
+        let statuses = [
+            Status::Ok,
+            Status::Found,
+            Status::NotFound,
+            Status::NotModified,
+        ];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for round in 0..200 {
+            let mut encoder = Encoder::new(MAX_TABLE);
+            let mut reference = loona_hpack::Decoder::new();
+            let mut ours = super::super::decode::BlockDecoder::new(MAX_TABLE);
+            for _ in 0..50 {
+                if rng.below(10) == 0 {
+                    encoder.set_limit([0, 64, 200, 4096, 65536][rng.below(5)]);
+                }
+                let mut block = Vec::new();
+                Hpack::status(&mut block, statuses[rng.below(statuses.len())]);
+                for _ in 0..rng.below(12) {
+                    let value =
+                        "v".repeat(rng.below(round % 7 * 300 + 40)) + &rng.below(20).to_string();
+                    let name = &names[rng.below(names.len())];
+                    Hpack::field(&mut block, name, &[value.as_bytes()]);
+                    if rng.below(4) == 0 {
+                        Hpack::field(&mut block, &Name::ContentLength, &[b"12345"]);
+                    }
+                }
+                let plain = reference_decode(&mut loona_hpack::Decoder::new(), &block);
+                let before = block.len();
+                encoder.index(&mut block);
+                assert!(block.len() <= before + 6);
+                assert_eq!(reference_decode(&mut reference, &block), plain);
+                let mut decoded = Vec::new();
+                ours.decode(&block, |n, v, _| decoded.push((n.to_vec(), v.to_vec())))
+                    .expect("our decoder takes the block");
+                assert_eq!(decoded, plain);
+                assert!(encoder.size <= encoder.max);
+                assert!(encoder.keys.len() <= 2 * MAX_TABLE + 4096);
+            }
+        }
+    }
+}
