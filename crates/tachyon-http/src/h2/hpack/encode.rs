@@ -9,9 +9,11 @@
 //! indexing, the same bytes on any connection, most of them prepared at
 //! load), and [`Encoder::index`] rewrites that block in place for this
 //! connection: a field the table holds becomes its index, a new one a
-//! literal with incremental indexing that the client adds to its table.
-//! Without it a response to `/1k` carried 185 octets of fields where h2o
-//! sends 14 (`bench/results/hpack-index-2026-12-05`).
+//! literal with incremental indexing that the client adds to its table
+//! (but a representation's etag and a response's numbers, which a browser
+//! does not see twice). Without it a response to `/1k` carried 185
+//! octets of fields where h2o sends 14
+//! (`bench/results/hpack-index-2026-12-05`).
 //!
 //! Invariant: blocks are indexed in the order they are sent on the
 //! connection, every one of them, and no rewritten field is longer than
@@ -30,21 +32,29 @@ const ENTRY_OVERHEAD: usize = 32;
 /// nginx use too. A client announcing more gets no more.
 pub const MAX_TABLE: usize = 4096;
 
-/// Static indices of names whose values are a response's own numbers
-/// (`content-length`, `content-range`): kept out of the table, where they
-/// would push out the fields every response repeats.
-const NOT_INDEXED: [usize; 2] = [28, 30];
+/// Static indices of names whose values belong to one response or one
+/// representation (`content-length`, `content-range`, `etag`): a browser
+/// fetches a file once per connection, so in the table they would only
+/// push out the fields every response repeats, at a cost per response
+/// (`bench/results/hpack-index-2026-12-05`).
+const NOT_INDEXED: [usize; 3] = [28, 30, 34];
+
+/// Slots of the tag index: twice the most entries a 4096-octet table
+/// holds (32 octets each at least), so probes stay short.
+const SLOTS: usize = 256;
+/// A slot never used: where a probe for a missing tag stops.
+const EMPTY: u32 = u32::MAX;
 
 /// One entry the client's table holds: its field as [`super::Hpack`]
 /// wrote it (the key compared against), kept in `Encoder::keys`.
 struct Entry {
     tag: u64,
-    /// Where its key starts in `keys`, counted from the first key ever
-    /// kept (`Encoder::dropped` are gone from the front).
-    at: usize,
-    len: usize,
-    /// Its size in §4.1's measure.
-    size: usize,
+    /// Where its key starts in `keys`, counted (modulo 2^32) from the
+    /// first key ever kept (`Encoder::dropped` are gone from the front).
+    at: u32,
+    len: u16,
+    /// Its size in §4.1's measure (at most half of [`MAX_TABLE`]).
+    size: u16,
 }
 
 /// The encoding half of a connection's HPACK state.
@@ -55,6 +65,17 @@ pub struct Encoder {
     keys: Vec<u8>,
     /// Key octets evicted from the front of `keys` and not yet compacted.
     dropped: usize,
+    /// Entries evicted so far: the number of the oldest entry held, the
+    /// entries being numbered in the order they were added.
+    evicted: u32,
+    /// Entries by tag, open addressing with linear probing (a scan of the
+    /// table per field cost ~0.8 µs a response on a site of many paths,
+    /// `bench/results/hpack-index-2026-12-05`): each slot holds an entry's
+    /// number, or is [`EMPTY`]; a slot whose entry was evicted is reused
+    /// by the next insert on its probe path, and the index is rebuilt once
+    /// 3/4 of the slots are taken. Allocated with the first entry.
+    slots: Vec<u32>,
+    taken: usize,
     size: usize,
     /// The table's maximum size as the client last heard it.
     max: usize,
@@ -72,6 +93,9 @@ impl Encoder {
             entries: VecDeque::new(),
             keys: Vec::new(),
             dropped: 0,
+            evicted: 0,
+            slots: Vec::new(),
+            taken: 0,
             size: 0,
             max,
             pending: None,
@@ -87,7 +111,9 @@ impl Encoder {
 
     /// Octets this table holds beyond the struct.
     pub fn footprint(&self) -> usize {
-        self.keys.capacity() + self.entries.capacity() * std::mem::size_of::<Entry>()
+        self.keys.capacity()
+            + self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.slots.capacity() * std::mem::size_of::<u32>()
     }
 
     /// Rewrites `block`, written by [`super::Hpack`], for this connection:
@@ -139,6 +165,12 @@ impl Encoder {
         field: &Literal,
         write: usize,
     ) -> usize {
+        let size = field.size + ENTRY_OVERHEAD;
+        // A field of more than half the table would push out the rest.
+        if NOT_INDEXED.contains(&field.name_index) || size > self.max / 2 {
+            block.copy_within(key.clone(), write);
+            return write + key.len();
+        }
         let bytes = &block[key.clone()];
         let tag = tag(bytes);
         if let Some(index) = self.find(tag, bytes) {
@@ -146,12 +178,6 @@ impl Encoder {
             let n = encode_integer(&mut one, 0x80, 7, index);
             block[write..write + n].copy_from_slice(&one[..n]);
             return write + n;
-        }
-        let size = field.size + ENTRY_OVERHEAD;
-        // A field of more than half the table would push out the rest.
-        if NOT_INDEXED.contains(&field.name_index) || size > self.max / 2 {
-            block.copy_within(key.clone(), write);
-            return write + key.len();
         }
         // Kept before the rewrite below overwrites the literal.
         self.insert(tag, &block[key.clone()], size);
@@ -164,18 +190,62 @@ impl Encoder {
         write + n + field.rest.len()
     }
 
-    /// The index of the entry whose key is `bytes`, newest first.
+    /// The index (§2.3.3) of the entry whose key is `bytes`.
     fn find(&self, tag: u64, bytes: &[u8]) -> Option<usize> {
-        let newest = self.entries.len().checked_sub(1)?;
-        self.entries
-            .iter()
-            .rposition(|e| e.tag == tag && self.key(e) == bytes)
-            .map(|p| 62 + newest - p)
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mut at = tag as usize % SLOTS;
+        loop {
+            let slot = self.slots[at];
+            if slot == EMPTY {
+                return None;
+            }
+            if let Some(p) = self.position(slot) {
+                let entry = &self.entries[p];
+                if entry.tag == tag && self.key(entry) == bytes {
+                    return Some(62 + self.entries.len() - 1 - p);
+                }
+            }
+            at = (at + 1) % SLOTS;
+        }
+    }
+
+    /// Where entry number `n` is in `entries`, if it is still held.
+    fn position(&self, n: u32) -> Option<usize> {
+        let p = n.wrapping_sub(self.evicted) as usize;
+        (p < self.entries.len()).then_some(p)
+    }
+
+    /// Files entry number `n` under `tag`: in the first slot of its probe
+    /// path that is empty or whose entry was evicted.
+    fn file(&mut self, tag: u64, n: u32) {
+        let mut at = tag as usize % SLOTS;
+        loop {
+            let slot = self.slots[at];
+            if slot == EMPTY || self.position(slot).is_none() {
+                self.taken += usize::from(slot == EMPTY);
+                self.slots[at] = n;
+                return;
+            }
+            at = (at + 1) % SLOTS;
+        }
+    }
+
+    /// Refiles the entries held into an empty index.
+    fn rebuild(&mut self) {
+        self.slots.clear();
+        self.slots.resize(SLOTS, EMPTY);
+        self.taken = 0;
+        for p in 0..self.entries.len() {
+            let n = self.evicted.wrapping_add(p as u32);
+            self.file(self.entries[p].tag, n);
+        }
     }
 
     fn key(&self, entry: &Entry) -> &[u8] {
-        let at = entry.at - self.dropped;
-        &self.keys[at..at + entry.len]
+        let at = entry.at.wrapping_sub(self.dropped as u32) as usize;
+        &self.keys[at..at + usize::from(entry.len)]
     }
 
     /// Adds the field `key` as the newest entry, evicting the oldest
@@ -184,12 +254,20 @@ impl Encoder {
         self.evict_to(self.max - size);
         self.entries.push_back(Entry {
             tag,
-            at: self.dropped + self.keys.len(),
-            len: key.len(),
-            size,
+            at: (self.dropped + self.keys.len()) as u32,
+            len: key.len() as u16,
+            size: size as u16,
         });
         self.keys.extend_from_slice(key);
         self.size += size;
+        if self.slots.is_empty() {
+            self.slots.resize(SLOTS, EMPTY);
+        }
+        let n = self.evicted.wrapping_add(self.entries.len() as u32 - 1);
+        self.file(tag, n);
+        if self.taken > SLOTS * 3 / 4 {
+            self.rebuild();
+        }
     }
 
     fn evict_to(&mut self, size: usize) {
@@ -197,21 +275,20 @@ impl Encoder {
             let Some(old) = self.entries.pop_front() else {
                 break;
             };
-            self.size -= old.size;
+            self.size -= usize::from(old.size);
+            self.evicted = self.evicted.wrapping_add(1);
         }
         self.compact();
     }
 
     /// Drops evicted keys from the front of `keys` once they are most of it.
     fn compact(&mut self) {
-        let first = self
-            .entries
-            .front()
-            .map_or(self.dropped + self.keys.len(), |e| e.at);
-        let gone = first - self.dropped;
+        let gone = self.entries.front().map_or(self.keys.len(), |e| {
+            e.at.wrapping_sub(self.dropped as u32) as usize
+        });
         if gone > 0 && gone * 2 >= self.keys.len() {
             self.keys.drain(..gone);
-            self.dropped = first;
+            self.dropped += gone;
         }
     }
 }
@@ -286,17 +363,26 @@ fn encode_integer(out: &mut [u8; 8], first: u8, prefix_bits: u8, mut value: usiz
     n + 1
 }
 
-/// A cheap hash of a key, compared before its bytes.
+/// A cheap hash of a key, compared before its bytes: its length and its
+/// first and last 8 octets (the bytes decide; the tag only spreads them).
 fn tag(bytes: &[u8]) -> u64 {
+    let (first, last) = match bytes.len() {
+        8.. => (word(&bytes[..8]), word(&bytes[bytes.len() - 8..])),
+        _ => {
+            let mut short = [0u8; 8];
+            short[..bytes.len()].copy_from_slice(bytes);
+            (u64::from_le_bytes(short), 0)
+        }
+    };
     let mut h = bytes.len() as u64;
-    for chunk in bytes.chunks(8) {
-        let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        h = (h ^ u64::from_le_bytes(word))
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            .rotate_left(23);
+    for w in [first, last] {
+        h = (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(23);
     }
     h
+}
+
+fn word(eight: &[u8]) -> u64 {
+    u64::from_le_bytes(eight.try_into().expect("eight octets"))
 }
 
 #[cfg(test)]
@@ -374,9 +460,26 @@ mod tests {
         let mut second = ok_head(&prepared, &date);
         encoder.index(&mut second);
         assert_eq!(reference_decode(&mut reference, &second), plain);
-        // `:status`, server, nosniff, etag, content-type, date: an octet
-        // each; `content-length: 1024` stays a literal (7 octets).
-        assert_eq!(second.len(), 6 + 7, "{second:02x?}");
+        // `:status`, server, nosniff, content-type, date: an octet each;
+        // the etag (21 octets) and `content-length: 1024` (7) stay literals.
+        assert_eq!(second.len(), 5 + 21 + 7, "{second:02x?}");
+        // Heads of a thousand other files evict those entries many times
+        // over (and rebuild the tag index); once sent again, the head is
+        // found again: indices of one or two octets (past 126).
+        for n in 0..1000 {
+            let caching = Field::new(Name::CacheControl, &format!("max-age={n}")).unwrap();
+            let other = Prepared::new(&[caching], "text/html", None, n);
+            let mut block = ok_head(&other, &date);
+            let plain = reference_decode(&mut loona_hpack::Decoder::new(), &block);
+            encoder.index(&mut block);
+            assert_eq!(reference_decode(&mut reference, &block), plain);
+        }
+        for again in [false, true] {
+            let mut block = ok_head(&prepared, &date);
+            encoder.index(&mut block);
+            assert_eq!(reference_decode(&mut reference, &block), plain);
+            assert!(!again || block.len() <= 5 * 2 + 21 + 7, "{block:02x?}");
+        }
     }
 
     #[test]
