@@ -11,9 +11,8 @@
 //! connection: a field the table holds becomes its index, a new one a
 //! literal with incremental indexing that the client adds to its table
 //! (but a representation's etag and a response's numbers, which a browser
-//! does not see twice). Without it a response to `/1k` carried 185
-//! octets of fields where h2o sends 14
-//! (`bench/results/hpack-index-2026-12-05`).
+//! does not see twice). Why, and what it saves and costs:
+//! `bench/results/hpack-index-2026-12-05`.
 //!
 //! Invariant: blocks are indexed in the order they are sent on the
 //! connection, every one of them, and no rewritten field is longer than
@@ -69,7 +68,7 @@ pub struct Encoder {
     /// entries being numbered in the order they were added.
     evicted: u32,
     /// Entries by tag, open addressing with linear probing (a scan of the
-    /// table per field cost ~0.8 µs a response on a site of many paths,
+    /// table per field cost too much on a site of many paths,
     /// `bench/results/hpack-index-2026-12-05`): each slot holds an entry's
     /// number, or is [`EMPTY`]; a slot whose entry was evicted is reused
     /// by the next insert on its probe path, and the index is rebuilt once
@@ -107,13 +106,6 @@ impl Encoder {
         let max = setting.min(MAX_TABLE);
         let lowest = self.pending.map_or(max, |(lowest, _)| lowest.min(max));
         self.pending = Some((lowest, max));
-    }
-
-    /// Octets this table holds beyond the struct.
-    pub fn footprint(&self) -> usize {
-        self.keys.capacity()
-            + self.entries.capacity() * std::mem::size_of::<Entry>()
-            + self.slots.capacity() * std::mem::size_of::<u32>()
     }
 
     /// Rewrites `block`, written by [`super::Hpack`], for this connection:
