@@ -22,7 +22,7 @@
 use std::collections::VecDeque;
 
 use super::decode::{integer as read_integer, STATIC_TABLE};
-use super::integer;
+use super::{integer, Integer};
 
 /// §4.1: an entry's size counts 32 octets of overhead.
 const ENTRY_OVERHEAD: usize = 32;
@@ -128,21 +128,22 @@ impl Encoder {
         let mut write = read;
         while read < block.len() {
             let start = read;
-            let Some(field) = Literal::read(block, &mut read) else {
-                // An indexed static field, or (never from our dialect) a
-                // form this pass does not know: copied as it is.
-                let end = if block[start] & 0x80 != 0 && read > start {
-                    read
-                } else {
+            let end = match Form::read(block, &mut read) {
+                Form::Literal(field) => {
+                    write = self.field(block, start..read, &field, write);
+                    continue;
+                }
+                Form::Indexed => read,
+                Form::Other => {
                     debug_assert!(false, "unexpected HPACK form {:#x}", block[start]);
                     block.len()
-                };
-                block.copy_within(start..end, write);
-                write += end - start;
-                read = end;
-                continue;
+                }
             };
-            write = self.field(block, start..read, &field, write);
+            // Copied as it is: a static index, or the rest of a block in a
+            // form this pass does not know (never from our dialect).
+            block.copy_within(start..end, write);
+            write += end - start;
+            read = end;
         }
         block.truncate(write);
     }
@@ -166,19 +167,19 @@ impl Encoder {
         let bytes = &block[key.clone()];
         let tag = tag(bytes);
         if let Some(index) = self.find(tag, bytes) {
-            let mut one = [0u8; 8];
-            let n = encode_integer(&mut one, 0x80, 7, index);
-            block[write..write + n].copy_from_slice(&one[..n]);
-            return write + n;
+            let index = Integer::new(0x80, 7, index);
+            let index = index.octets();
+            block[write..write + index.len()].copy_from_slice(index);
+            return write + index.len();
         }
         // Kept before the rewrite below overwrites the literal.
         self.insert(tag, &block[key.clone()], size);
         // §6.2.1: the name's index with a 6-bit prefix, then the rest of
         // the literal (a new name's string, the value) unchanged.
-        let mut head = [0u8; 8];
-        let n = encode_integer(&mut head, 0x40, 6, field.name_index);
+        let name = Integer::new(0x40, 6, field.name_index);
+        let n = name.octets().len();
         block.copy_within(field.rest.clone(), write + n);
-        block[write..write + n].copy_from_slice(&head[..n]);
+        block[write..write + n].copy_from_slice(name.octets());
         write + n + field.rest.len()
     }
 
@@ -295,18 +296,36 @@ struct Literal {
     size: usize,
 }
 
+/// A field's form in a block from [`super::Hpack`].
+enum Form {
+    /// An indexed field (§6.1): a static entry.
+    Indexed,
+    Literal(Literal),
+    /// Anything else, or a form cut short: `Hpack` writes none.
+    Other,
+}
+
+impl Form {
+    /// Reads the field at `*pos` and moves past it; after `Other` the
+    /// caller copies from where the field began.
+    fn read(block: &[u8], pos: &mut usize) -> Form {
+        match block[*pos] {
+            first if first & 0x80 != 0 => match read_integer(block, pos, 7) {
+                Ok(_) => Form::Indexed,
+                Err(_) => Form::Other,
+            },
+            first if first & 0xf0 == 0 => {
+                Literal::read(block, pos).map_or(Form::Other, Form::Literal)
+            }
+            _ => Form::Other,
+        }
+    }
+}
+
 impl Literal {
-    /// Reads a literal without indexing at `*pos` (advanced past it), or
-    /// returns None for any other form (`*pos` past an indexed field).
+    /// Reads a literal without indexing at `*pos` (advanced past it only
+    /// when it is whole).
     fn read(block: &[u8], pos: &mut usize) -> Option<Literal> {
-        let first = block[*pos];
-        if first & 0x80 != 0 {
-            read_integer(block, pos, 7).ok()?;
-            return None;
-        }
-        if first & 0xf0 != 0 {
-            return None;
-        }
         let mut at = *pos;
         let name_index = read_integer(block, &mut at, 4).ok()?;
         let rest = at;
@@ -335,26 +354,6 @@ fn raw_string(block: &[u8], pos: &mut usize) -> Option<usize> {
     Some(len)
 }
 
-/// §5.1's integer into `out` (what [`integer`] appends, without a
-/// vector: indices and name indices here take one or two octets).
-fn encode_integer(out: &mut [u8; 8], first: u8, prefix_bits: u8, mut value: usize) -> usize {
-    let max = (1usize << prefix_bits) - 1;
-    if value < max {
-        out[0] = first | value as u8;
-        return 1;
-    }
-    out[0] = first | max as u8;
-    value -= max;
-    let mut n = 1;
-    while value >= 128 {
-        out[n] = (value % 128) as u8 | 0x80;
-        value /= 128;
-        n += 1;
-    }
-    out[n] = value as u8;
-    n + 1
-}
-
 /// A cheap hash of a key, compared before its bytes: its length and its
 /// first and last 8 octets (the bytes decide; the tag only spreads them).
 fn tag(bytes: &[u8]) -> u64 {
@@ -381,10 +380,10 @@ fn word(eight: &[u8]) -> u64 {
 mod tests {
     use super::*;
     use crate::date::DateCache;
-    use crate::h2::hpack::tests::hex;
-    use crate::h2::hpack::{Block, Hpack, Prepared};
+    use crate::h2::hpack::tests::{hex, ok_head};
+    use crate::h2::hpack::{Hpack, Prepared};
     use crate::head::Dialect;
-    use crate::response::{Exchange, Field, Name, Persistence, Status};
+    use crate::response::{Field, Name, Status};
 
     fn reference_decode(
         decoder: &mut loona_hpack::Decoder,
@@ -425,17 +424,6 @@ mod tests {
         assert_eq!(block, hex("4803 3330 37c1 c0bf"));
         assert_eq!(encoder.size, 222);
         assert_eq!(encoder.entries.len(), 4);
-    }
-
-    fn ok_head(prepared: &Prepared, date: &DateCache) -> Vec<u8> {
-        let mut block = Vec::new();
-        Block::prepared(&mut block, prepared.ok_head()).finish(&Exchange {
-            date,
-            persistence: Persistence::KeepAlive,
-            head_only: false,
-            fields: &[],
-        });
-        block
     }
 
     #[test]

@@ -64,19 +64,45 @@ const STATUS_NAME: u8 = 8;
 
 /// Appends an integer with an N-bit prefix (RFC 7541 §5.1); `first` holds
 /// the bits above the prefix.
-pub fn integer(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, mut value: usize) {
-    let max = (1usize << prefix_bits) - 1;
-    if value < max {
-        buf.push(first | value as u8);
-        return;
+pub fn integer(buf: &mut Vec<u8>, first: u8, prefix_bits: u8, value: usize) {
+    buf.extend_from_slice(Integer::new(first, prefix_bits, value).octets());
+}
+
+/// An integer with an N-bit prefix (§5.1) encoded on the stack, for a
+/// writer that places it itself ([`encode::Encoder`] rewrites a block in
+/// place).
+pub struct Integer {
+    octets: [u8; 11],
+    len: usize,
+}
+
+impl Integer {
+    /// `value` after `first`'s bits above the prefix.
+    pub fn new(first: u8, prefix_bits: u8, mut value: usize) -> Integer {
+        let mut octets = [0u8; 11];
+        let max = (1usize << prefix_bits) - 1;
+        if value < max {
+            octets[0] = first | value as u8;
+            return Integer { octets, len: 1 };
+        }
+        octets[0] = first | max as u8;
+        value -= max;
+        let mut len = 1;
+        while value >= 128 {
+            octets[len] = (value % 128) as u8 | 0x80;
+            value /= 128;
+            len += 1;
+        }
+        octets[len] = value as u8;
+        Integer {
+            octets,
+            len: len + 1,
+        }
     }
-    buf.push(first | max as u8);
-    value -= max;
-    while value >= 128 {
-        buf.push((value % 128) as u8 | 0x80);
-        value /= 128;
+
+    pub fn octets(&self) -> &[u8] {
+        &self.octets[..self.len]
     }
-    buf.push(value as u8);
 }
 
 /// Appends a string literal of `parts` without Huffman coding (§5.2), its
@@ -205,6 +231,19 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// The 200 head of `prepared` on a keep-alive exchange, as `Hpack`
+    /// writes it.
+    pub(crate) fn ok_head(prepared: &Prepared, date: &DateCache) -> Vec<u8> {
+        let mut block = Vec::new();
+        Block::prepared(&mut block, prepared.ok_head()).finish(&Exchange {
+            date,
+            persistence: Persistence::KeepAlive,
+            head_only: false,
+            fields: &[],
+        });
+        block
+    }
+
     #[test]
     fn integers_follow_rfc7541_c1() {
         // C.1.1: 10 with a 5-bit prefix; C.1.2: 1337 with a 5-bit prefix.
@@ -228,14 +267,7 @@ pub(crate) mod tests {
             Field::new(Name::Custom("X-Frame-Options".into()), "DENY").unwrap(),
         ];
         let prepared = Prepared::new(&fields, "text/html", Some(Coding::Br), 1234);
-        let mut buf = Vec::new();
-        Block::prepared(&mut buf, prepared.ok_head()).finish(&Exchange {
-            date: &date,
-            persistence: Persistence::KeepAlive,
-            head_only: false,
-            fields: &[],
-        });
-        let decoded = decode_with_reference(&buf);
+        let decoded = decode_with_reference(&ok_head(&prepared, &date));
         let names: Vec<&str> = decoded.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,
