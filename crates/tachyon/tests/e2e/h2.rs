@@ -312,6 +312,88 @@ fn the_client_s_header_table_size_is_obeyed() {
     }
 }
 
+/// A stream the client resets while its response is on the way leaves
+/// the HPACK table in step: every HEADERS block the server indexed is sent,
+/// in order, so a client decoding each with one table (tachyon's decoder
+/// here) reads the next streams' heads. Stream 1's 256 KiB body is cut
+/// by RST_STREAM (CANCEL) after its HEADERS; streams 3 and 5 follow, 3
+/// adding `text/css` to the table and 5 naming it by index.
+#[test]
+fn a_stream_reset_mid_response_leaves_the_client_s_hpack_table_in_step() {
+    use tachyon_http::h2::hpack::decode::BlockDecoder;
+    let site = TestSite::new();
+    site.file("a.txt", vec![b'a'; 256 * 1024]);
+    site.file("b.css", "b {}");
+    site.file("c.css", "c {}");
+    let get = |path: &str| {
+        let mut block = vec![0x82, 0x86, 0x04, path.len() as u8];
+        block.extend_from_slice(path.as_bytes());
+        block
+    };
+    let server = Server::start(&site.root, &[]);
+    let mut s = h2_connect(server.addr);
+    s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0x7f, 0xff, 0xff, 0xff]))
+        .unwrap();
+    s.write_all(&frame(WINDOW_UPDATE, 0, 0, &0x7fff_0000u32.to_be_bytes()))
+        .unwrap();
+    s.write_all(&frame(HEADERS, END_STREAM | END_HEADERS, 1, &get_block()))
+        .unwrap();
+    let (mut table, mut buf, mut chunk) = (BlockDecoder::new(4096), Vec::new(), [0u8; 65536]);
+    let mut heads: Vec<(u32, Vec<(String, String)>)> = Vec::new();
+    let (mut ended, mut cancelled) = (Vec::new(), false);
+    while ended.len() < 2 {
+        let n = s.read(&mut chunk).expect("the connection stayed open");
+        assert!(n > 0, "the server closed the connection");
+        buf.extend_from_slice(&chunk[..n]);
+        take_frames(&mut buf, |kind, flags, id, payload| {
+            if kind == HEADERS {
+                let mut fields = Vec::new();
+                table
+                    .decode(payload, |n, v, _| {
+                        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+                        fields.push((text(n), text(v)));
+                    })
+                    .expect("every block decodes with one table");
+                heads.push((id, fields));
+            }
+            if kind == DATA && id == 1 && !cancelled {
+                // Stream 1's body has begun: cancel it, ask twice more.
+                let mut more = frame(RST_STREAM, 0, 1, &8u32.to_be_bytes());
+                more.extend(frame(HEADERS, END_STREAM | END_HEADERS, 3, &get("/b.css")));
+                more.extend(frame(HEADERS, END_STREAM | END_HEADERS, 5, &get("/c.css")));
+                s.write_all(&more).unwrap();
+                cancelled = true;
+            }
+            if id > 1 && flags & END_STREAM != 0 && (kind == DATA || kind == HEADERS) {
+                ended.push(id);
+            }
+            false
+        });
+    }
+    let field = |id: u32, name: &str| {
+        let (_, fields) = heads.iter().find(|(s, _)| *s == id).expect("a head");
+        fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    let files = [
+        (1, "262144", "text/plain"),
+        (3, "4", "text/css"),
+        (5, "4", "text/css"),
+    ];
+    for (id, length, ty) in files {
+        assert_eq!(field(id, ":status").as_deref(), Some("200"), "stream {id}");
+        assert_eq!(
+            field(id, "content-length").as_deref(),
+            Some(length),
+            "stream {id}"
+        );
+        let ty_of = field(id, "content-type").unwrap_or_default();
+        assert!(ty_of.starts_with(ty), "stream {id}: {ty_of}");
+    }
+}
+
 /// h2spec (`go install github.com/summerwind/h2spec/cmd/h2spec@latest`,
 /// which scripts/test.sh does): every test case of RFC 7540 and 7541, over
 /// h2c and over TLS.
