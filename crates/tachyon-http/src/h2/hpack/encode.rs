@@ -10,8 +10,9 @@
 //! load), and [`Encoder::index`] rewrites that block in place for this
 //! connection: a field the table holds becomes its index, a new one a
 //! literal with incremental indexing that the client adds to its table
-//! (but a representation's etag and a response's numbers, which a browser
-//! does not see twice). Why, and what it saves and costs:
+//! (but a representation's etag and a response's numbers only when they
+//! come twice in a row, which a browser fetching distinct files never
+//! sees). Why, and what it saves and costs:
 //! `bench/results/hpack-index-2026-12-05`.
 //!
 //! Invariant: blocks are indexed in the order they are sent on the
@@ -35,8 +36,11 @@ pub const MAX_TABLE: usize = 4096;
 /// representation (`content-length`, `content-range`, `etag`): a browser
 /// fetches a file once per connection, so in the table they would only
 /// push out the fields every response repeats, at a cost per response
-/// (`bench/results/hpack-index-2026-12-05`).
-const NOT_INDEXED: [usize; 3] = [28, 30, 34];
+/// (`bench/results/hpack-index-2026-12-05`). Such a field is indexed only
+/// when it equals the last one of its name: a client fetching one file
+/// again and again (a poller, a benchmark) gets it as an index from its
+/// third response on (`bench/results/hpack-repeat-2026-12-05`).
+const ONCE: [usize; 3] = [28, 30, 34];
 
 /// Slots of the tag index: twice the most entries a 4096-octet table
 /// holds (32 octets each at least), so probes stay short.
@@ -82,6 +86,8 @@ pub struct Encoder {
     /// capped at [`MAX_TABLE`]: the lowest and the last, announced at the
     /// next block (§4.2: a reduction, even one raised again, is signalled).
     pending: Option<(usize, usize)>,
+    /// For each name of [`ONCE`], the tag of the last such field sent.
+    last_once: [u64; ONCE.len()],
 }
 
 impl Encoder {
@@ -98,6 +104,7 @@ impl Encoder {
             size: 0,
             max,
             pending: None,
+            last_once: [0; ONCE.len()],
         }
     }
 
@@ -160,7 +167,7 @@ impl Encoder {
     ) -> usize {
         let size = field.size + ENTRY_OVERHEAD;
         // A field of more than half the table would push out the rest.
-        if NOT_INDEXED.contains(&field.name_index) || size > self.max / 2 {
+        if size > self.max / 2 {
             block.copy_within(key.clone(), write);
             return write + key.len();
         }
@@ -171,6 +178,13 @@ impl Encoder {
             let index = index.octets();
             block[write..write + index.len()].copy_from_slice(index);
             return write + index.len();
+        }
+        if let Some(k) = ONCE.iter().position(|&n| n == field.name_index) {
+            // A tag equal by chance only indexes a field early: harmless.
+            if std::mem::replace(&mut self.last_once[k], tag) != tag {
+                block.copy_within(key.clone(), write);
+                return write + key.len();
+            }
         }
         // Kept before the rewrite below overwrites the literal.
         self.insert(tag, &block[key.clone()], size);
@@ -427,7 +441,7 @@ mod tests {
     }
 
     #[test]
-    fn a_repeated_head_is_one_octet_a_field_but_its_length() {
+    fn a_repeated_head_is_one_octet_a_field_from_its_third_time() {
         let date = DateCache::new();
         let fields = [Field::new(Name::ETag, "\"640babf1c53cd10e\"").unwrap()];
         let prepared = Prepared::new(&fields, "application/octet-stream", None, 1024);
@@ -441,8 +455,14 @@ mod tests {
         encoder.index(&mut second);
         assert_eq!(reference_decode(&mut reference, &second), plain);
         // `:status`, server, nosniff, content-type, date: an octet each;
-        // the etag (21 octets) and `content-length: 1024` (7) stay literals.
-        assert_eq!(second.len(), 5 + 21 + 7, "{second:02x?}");
+        // the etag and `content-length: 1024`, seen once before, are
+        // literals the client adds to its table (20 and 6 octets: the
+        // name's index takes one octet with §6.2.1's prefix, two without).
+        assert_eq!(second.len(), 5 + 20 + 6, "{second:02x?}");
+        let mut third = ok_head(&prepared, &date);
+        encoder.index(&mut third);
+        assert_eq!(reference_decode(&mut reference, &third), plain);
+        assert_eq!(third.len(), 7, "{third:02x?}");
         // Heads of a thousand other files evict those entries many times
         // over (and rebuild the tag index); once sent again, the head is
         // found again: indices of one or two octets (past 126).
@@ -459,6 +479,30 @@ mod tests {
             encoder.index(&mut block);
             assert_eq!(reference_decode(&mut reference, &block), plain);
             assert!(!again || block.len() <= 5 * 2 + 21 + 7, "{block:02x?}");
+        }
+    }
+
+    #[test]
+    fn the_etags_and_lengths_of_distinct_files_stay_out_of_the_table() {
+        let date = DateCache::new();
+        let mut encoder = Encoder::new(MAX_TABLE);
+        let mut reference = loona_hpack::Decoder::new();
+        let mut common = None;
+        for n in 0..100 {
+            let etag = format!("\"{n:016x}\"");
+            let fields = [Field::new(Name::ETag, &etag).unwrap()];
+            let prepared = Prepared::new(&fields, "text/html", None, 100 + n);
+            let mut block = ok_head(&prepared, &date);
+            let plain = reference_decode(&mut loona_hpack::Decoder::new(), &block);
+            encoder.index(&mut block);
+            assert_eq!(reference_decode(&mut reference, &block), plain);
+            // The fields every response shares, and nothing more, from
+            // the first head on.
+            assert_eq!(
+                *common.get_or_insert(encoder.size),
+                encoder.size,
+                "head {n}"
+            );
         }
     }
 
