@@ -173,18 +173,20 @@ impl Encoder {
         }
         let bytes = &block[key.clone()];
         let tag = tag(bytes);
+        if let Some(k) = ONCE.iter().position(|&n| n == field.name_index) {
+            // Checked before the table, which for a browser's fetches
+            // never holds the field. A tag equal by chance only indexes a
+            // field early: harmless.
+            if std::mem::replace(&mut self.last_once[k], tag) != tag {
+                block.copy_within(key.clone(), write);
+                return write + key.len();
+            }
+        }
         if let Some(index) = self.find(tag, bytes) {
             let index = Integer::new(0x80, 7, index);
             let index = index.octets();
             block[write..write + index.len()].copy_from_slice(index);
             return write + index.len();
-        }
-        if let Some(k) = ONCE.iter().position(|&n| n == field.name_index) {
-            // A tag equal by chance only indexes a field early: harmless.
-            if std::mem::replace(&mut self.last_once[k], tag) != tag {
-                block.copy_within(key.clone(), write);
-                return write + key.len();
-            }
         }
         // Kept before the rewrite below overwrites the literal.
         self.insert(tag, &block[key.clone()], size);
