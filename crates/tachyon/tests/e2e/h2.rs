@@ -325,19 +325,19 @@ fn a_stream_reset_mid_response_leaves_the_client_s_hpack_table_in_step() {
     site.file("a.txt", vec![b'a'; 256 * 1024]);
     site.file("b.css", "b {}");
     site.file("c.css", "c {}");
-    let get = |path: &str| {
-        let mut block = vec![0x82, 0x86, 0x04, path.len() as u8];
-        block.extend_from_slice(path.as_bytes());
-        block
-    };
     let server = Server::start(&site.root, &[]);
     let mut s = h2_connect(server.addr);
     s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0x7f, 0xff, 0xff, 0xff]))
         .unwrap();
     s.write_all(&frame(WINDOW_UPDATE, 0, 0, &0x7fff_0000u32.to_be_bytes()))
         .unwrap();
-    s.write_all(&frame(HEADERS, END_STREAM | END_HEADERS, 1, &get_block()))
-        .unwrap();
+    s.write_all(&frame(
+        HEADERS,
+        END_STREAM | END_HEADERS,
+        1,
+        &get_block("/a.txt"),
+    ))
+    .unwrap();
     let (mut table, mut buf, mut chunk) = (BlockDecoder::new(4096), Vec::new(), [0u8; 65536]);
     let mut heads: Vec<(u32, Vec<(String, String)>)> = Vec::new();
     let (mut ended, mut cancelled) = (Vec::new(), false);
@@ -359,8 +359,18 @@ fn a_stream_reset_mid_response_leaves_the_client_s_hpack_table_in_step() {
             if kind == DATA && id == 1 && !cancelled {
                 // Stream 1's body has begun: cancel it, ask twice more.
                 let mut more = frame(RST_STREAM, 0, 1, &8u32.to_be_bytes());
-                more.extend(frame(HEADERS, END_STREAM | END_HEADERS, 3, &get("/b.css")));
-                more.extend(frame(HEADERS, END_STREAM | END_HEADERS, 5, &get("/c.css")));
+                more.extend(frame(
+                    HEADERS,
+                    END_STREAM | END_HEADERS,
+                    3,
+                    &get_block("/b.css"),
+                ));
+                more.extend(frame(
+                    HEADERS,
+                    END_STREAM | END_HEADERS,
+                    5,
+                    &get_block("/c.css"),
+                ));
                 s.write_all(&more).unwrap();
                 cancelled = true;
             }
@@ -502,10 +512,11 @@ fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
     f
 }
 
-/// `GET /a.txt` over http, as HPACK with static indices and a literal path.
-fn get_block() -> Vec<u8> {
-    let mut block = vec![0x82, 0x86, 0x04, 6];
-    block.extend_from_slice(b"/a.txt");
+/// `GET path` over http, as HPACK with static indices and a literal path
+/// (shorter than 127 octets).
+fn get_block(path: &str) -> Vec<u8> {
+    let mut block = vec![0x82, 0x86, 0x04, path.len() as u8];
+    block.extend_from_slice(path.as_bytes());
     block
 }
 
@@ -534,8 +545,13 @@ fn a_preface_split_after_its_first_bytes_is_waited_for() {
         std::thread::sleep(Duration::from_millis(100));
         s.write_all(&PREFACE[split..]).unwrap();
         s.write_all(&frame(SETTINGS, 0, 0, &[])).unwrap();
-        s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
-            .unwrap();
+        s.write_all(&frame(
+            HEADERS,
+            END_HEADERS | END_STREAM,
+            1,
+            &get_block("/a.txt"),
+        ))
+        .unwrap();
         let mut first = [0u8; 9];
         s.read_exact(&mut first).unwrap();
         assert_ne!(&first[..5], b"HTTP/", "split at {split}: an HTTP/1 answer");
@@ -578,7 +594,7 @@ fn rapid_reset_ends_the_connection() {
     let mut attack = Vec::new();
     for i in 0..1000u32 {
         let stream = 1 + 2 * i;
-        attack.extend(frame(HEADERS, END_HEADERS, stream, &get_block()));
+        attack.extend(frame(HEADERS, END_HEADERS, stream, &get_block("/a.txt")));
         attack.extend(frame(RST_STREAM, 0, stream, &8u32.to_be_bytes()));
     }
     expect_calm(&server, &attack);
@@ -589,7 +605,7 @@ fn a_continuation_flood_ends_the_connection() {
     let site = TestSite::new();
     site.file("a.txt", "a");
     let server = Server::start(&site.root, &[]);
-    let mut attack = frame(HEADERS, 0, 1, &get_block());
+    let mut attack = frame(HEADERS, 0, 1, &get_block("/a.txt"));
     // Never END_HEADERS: 16 KiB of a header field literal at a time.
     for _ in 0..64 {
         attack.extend(frame(CONTINUATION, 0, 1, &[b'a'; 16_384]));
@@ -620,7 +636,7 @@ fn priority_window_update_and_empty_data_floods_end_the_connection() {
     let update = frame(WINDOW_UPDATE, 0, 0, &1u32.to_be_bytes());
     expect_calm(&server, &update.repeat(5000));
     // A request whose body never ends, then empty DATA frames on it.
-    let open = frame(HEADERS, END_HEADERS, 1, &get_block());
+    let open = frame(HEADERS, END_HEADERS, 1, &get_block("/a.txt"));
     expect_calm(
         &server,
         &[open, frame(DATA, 0, 1, &[]).repeat(5000)].concat(),
@@ -640,7 +656,7 @@ fn resets_the_client_provokes_end_the_connection() {
         let stream = 1 + 2 * i;
         let mut payload = stream.to_be_bytes().to_vec();
         payload.push(16);
-        payload.extend(get_block());
+        payload.extend(get_block("/a.txt"));
         attack.extend(frame(
             HEADERS,
             END_HEADERS | END_STREAM | PRIORITY_FLAG,
@@ -659,7 +675,7 @@ fn an_hpack_bomb_is_a_431_not_a_memory_spike() {
     let site = TestSite::new();
     site.file("a.txt", "a");
     let server = Server::start(&site.root, &[]);
-    let mut block = get_block();
+    let mut block = get_block("/a.txt");
     // Literal with incremental indexing, new name "x-bomb", value length
     // 4000 as a 7-bit prefix integer (127 + 3873 = 127 + 33 + 30 * 128).
     block.extend([0x40, 6]);
@@ -686,10 +702,20 @@ fn a_drain_sends_goaway_with_the_last_stream() {
     site.file("a.txt", "a");
     let server = Server::start(&site.root, &[]);
     let mut s = h2_connect(server.addr);
-    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
-        .unwrap();
-    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 3, &get_block()))
-        .unwrap();
+    s.write_all(&frame(
+        HEADERS,
+        END_HEADERS | END_STREAM,
+        1,
+        &get_block("/a.txt"),
+    ))
+    .unwrap();
+    s.write_all(&frame(
+        HEADERS,
+        END_HEADERS | END_STREAM,
+        3,
+        &get_block("/a.txt"),
+    ))
+    .unwrap();
     let answered = read_until(&mut s, |kind, stream, _| kind == DATA && stream == 3);
     assert!(answered);
     server.signal(rustix::process::Signal::TERM);
@@ -719,8 +745,7 @@ fn the_more_urgent_stream_is_sent_first() {
         .file("soon.bin", vec![b's'; 300_000]);
     let server = Server::start(&site.root, &[]);
     let request = |path: &str, urgency: &str| {
-        let mut block = vec![0x82, 0x86, 0x04, path.len() as u8];
-        block.extend(path.as_bytes());
+        let mut block = get_block(path);
         // Literal without indexing, new name (RFC 7541 §6.2.2).
         block.extend([0x00, 8]);
         block.extend(b"priority");
@@ -771,8 +796,13 @@ fn an_idle_timeout_sends_goaway() {
     site.file("a.txt", "a");
     let server = Server::start(&site.root, &["--idle-timeout", "1s"]);
     let mut s = h2_connect(server.addr);
-    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
-        .unwrap();
+    s.write_all(&frame(
+        HEADERS,
+        END_HEADERS | END_STREAM,
+        1,
+        &get_block("/a.txt"),
+    ))
+    .unwrap();
     let started = Instant::now();
     assert_eq!(goaway_code(&mut s), Some(0));
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -794,7 +824,7 @@ fn a_stream_over_the_concurrency_limit_is_refused() {
             HEADERS,
             END_HEADERS | END_STREAM,
             1 + 2 * i,
-            &get_block(),
+            &get_block("/a.txt"),
         ));
     }
     s.write_all(&burst).unwrap();
@@ -854,8 +884,13 @@ fn a_window_that_never_opens_falls_under_the_send_timeout() {
     let mut s = h2_connect(server.addr);
     s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0]))
         .unwrap();
-    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
-        .unwrap();
+    s.write_all(&frame(
+        HEADERS,
+        END_HEADERS | END_STREAM,
+        1,
+        &get_block("/a.txt"),
+    ))
+    .unwrap();
     let start = Instant::now();
     // Whatever arrives (SETTINGS, its ACK, HEADERS), the connection ends.
     let mut sink = [0u8; 4096];
@@ -915,8 +950,13 @@ fn pings_do_not_hold_a_stalled_stream_past_the_send_timeout() {
     // INITIAL_WINDOW_SIZE 0: the response's DATA can never be sent.
     s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0]))
         .unwrap();
-    s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, 1, &get_block()))
-        .unwrap();
+    s.write_all(&frame(
+        HEADERS,
+        END_HEADERS | END_STREAM,
+        1,
+        &get_block("/a.txt"),
+    ))
+    .unwrap();
     let start = Instant::now();
     let ping = |n: u32| frame(PING, 0, 0, &u64::from(n).to_be_bytes());
     let ended = ends_within(&mut s, start, Duration::from_secs(8), &ping);
@@ -1012,8 +1052,7 @@ fn read_bursts_and_stop(server: &Server, addr: SocketAddr, mut s: impl Read + Wr
         &(0x7fff_ffff_u32 - 65_535).to_be_bytes(),
     ))
     .unwrap();
-    let mut block = vec![0x82, 0x86, 0x04, 3];
-    block.extend_from_slice(b"/1m");
+    let block = get_block("/1m");
     let mut reader = FrameReader::default();
     let mut stream = 1;
     for burst in 1..=2 {
@@ -1156,8 +1195,7 @@ fn stalled_streams_hold_no_descriptor_for_their_files() {
             .unwrap();
         for n in 0..100 {
             let path = format!("/d/f{n}.txt");
-            let mut block = vec![0x82, 0x86, 0x04, path.len() as u8];
-            block.extend_from_slice(path.as_bytes());
+            let block = get_block(&path);
             let stream = 1 + 2 * n as u32;
             s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, stream, &block))
                 .unwrap();
@@ -1215,8 +1253,7 @@ impl H2Client {
     fn get(&mut self, path: &str) -> (u16, usize) {
         let stream = self.next_stream;
         self.next_stream += 2;
-        let mut block = vec![0x82, 0x86, 0x04, path.len() as u8];
-        block.extend_from_slice(path.as_bytes());
+        let block = get_block(path);
         self.socket
             .write_all(&frame(HEADERS, END_STREAM | END_HEADERS, stream, &block))
             .unwrap();

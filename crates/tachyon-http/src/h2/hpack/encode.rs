@@ -166,22 +166,13 @@ impl Encoder {
         write: usize,
     ) -> usize {
         let size = field.size + ENTRY_OVERHEAD;
+        let bytes = &block[key.clone()];
         // A field of more than half the table would push out the rest.
-        if size > self.max / 2 {
+        let tag = (size <= self.max / 2).then(|| tag(bytes));
+        let Some(tag) = tag.filter(|&tag| self.repeats(field.name_index, tag)) else {
             block.copy_within(key.clone(), write);
             return write + key.len();
-        }
-        let bytes = &block[key.clone()];
-        let tag = tag(bytes);
-        if let Some(k) = ONCE.iter().position(|&n| n == field.name_index) {
-            // Checked before the table, which for a browser's fetches
-            // never holds the field. A tag equal by chance only indexes a
-            // field early: harmless.
-            if std::mem::replace(&mut self.last_once[k], tag) != tag {
-                block.copy_within(key.clone(), write);
-                return write + key.len();
-            }
-        }
+        };
         if let Some(index) = self.find(tag, bytes) {
             let index = Integer::new(0x80, 7, index);
             let index = index.octets();
@@ -197,6 +188,18 @@ impl Encoder {
         block.copy_within(field.rest.clone(), write + n);
         block[write..write + n].copy_from_slice(name.octets());
         write + n + field.rest.len()
+    }
+
+    /// Whether a field named by static index `name` with `tag` may go to
+    /// the table: any field, but one of [`ONCE`] only when it equals the
+    /// last of its name (checked before the table, which for a browser's
+    /// fetches never holds it; a tag equal by chance only indexes a field
+    /// early, which is harmless).
+    fn repeats(&mut self, name: usize, tag: u64) -> bool {
+        match ONCE.iter().position(|&n| n == name) {
+            Some(k) => std::mem::replace(&mut self.last_once[k], tag) == tag,
+            None => true,
+        }
     }
 
     /// The index (§2.3.3) of the entry whose key is `bytes`.
