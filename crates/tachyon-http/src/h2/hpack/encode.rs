@@ -23,7 +23,7 @@
 use std::collections::VecDeque;
 
 use super::decode::{integer as read_integer, STATIC_TABLE};
-use super::{integer, Integer};
+use super::Integer;
 
 /// §4.1: an entry's size counts 32 octets of overhead.
 const ENTRY_OVERHEAD: usize = 32;
@@ -120,17 +120,18 @@ impl Encoder {
     pub fn index(&mut self, block: &mut Vec<u8>) {
         let mut read = 0;
         if let Some((lowest, last)) = self.pending.take() {
-            let mut updates = Vec::new();
             for max in [lowest, last] {
                 if max != self.max {
-                    // §6.3: a dynamic table size update.
-                    integer(&mut updates, 0x20, 5, max);
+                    // §6.3: a dynamic table size update, in front of the
+                    // fields (and after an update written before it).
+                    let update = Integer::new(0x20, 5, max);
+                    let update = update.octets();
+                    block.splice(read..read, update.iter().copied());
+                    read += update.len();
                     self.max = max;
                     self.evict_to(max);
                 }
             }
-            read = updates.len();
-            block.splice(0..0, updates);
         }
         let mut write = read;
         while read < block.len() {
