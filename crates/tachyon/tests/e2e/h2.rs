@@ -331,13 +331,7 @@ fn a_stream_reset_mid_response_leaves_the_client_s_hpack_table_in_step() {
         .unwrap();
     s.write_all(&frame(WINDOW_UPDATE, 0, 0, &0x7fff_0000u32.to_be_bytes()))
         .unwrap();
-    s.write_all(&frame(
-        HEADERS,
-        END_STREAM | END_HEADERS,
-        1,
-        &get_block("/a.txt"),
-    ))
-    .unwrap();
+    s.write_all(&get_request(1, "/a.txt")).unwrap();
     let (mut table, mut buf, mut chunk) = (BlockDecoder::new(4096), Vec::new(), [0u8; 65536]);
     let mut heads: Vec<(u32, Vec<(String, String)>)> = Vec::new();
     let (mut ended, mut cancelled) = (Vec::new(), false);
@@ -359,18 +353,8 @@ fn a_stream_reset_mid_response_leaves_the_client_s_hpack_table_in_step() {
             if kind == DATA && id == 1 && !cancelled {
                 // Stream 1's body has begun: cancel it, ask twice more.
                 let mut more = frame(RST_STREAM, 0, 1, &8u32.to_be_bytes());
-                more.extend(frame(
-                    HEADERS,
-                    END_STREAM | END_HEADERS,
-                    3,
-                    &get_block("/b.css"),
-                ));
-                more.extend(frame(
-                    HEADERS,
-                    END_STREAM | END_HEADERS,
-                    5,
-                    &get_block("/c.css"),
-                ));
+                more.extend(get_request(3, "/b.css"));
+                more.extend(get_request(5, "/c.css"));
                 s.write_all(&more).unwrap();
                 cancelled = true;
             }
@@ -520,6 +504,12 @@ fn get_block(path: &str) -> Vec<u8> {
     block
 }
 
+/// A whole request on `stream`: [`get_block`] in one HEADERS frame that
+/// ends the headers and the stream.
+fn get_request(stream: u32, path: &str) -> Vec<u8> {
+    frame(HEADERS, END_HEADERS | END_STREAM, stream, &get_block(path))
+}
+
 /// A connection that has sent the preface and an empty SETTINGS.
 fn h2_connect(addr: SocketAddr) -> TcpStream {
     let mut s = TcpStream::connect(addr).unwrap();
@@ -545,13 +535,7 @@ fn a_preface_split_after_its_first_bytes_is_waited_for() {
         std::thread::sleep(Duration::from_millis(100));
         s.write_all(&PREFACE[split..]).unwrap();
         s.write_all(&frame(SETTINGS, 0, 0, &[])).unwrap();
-        s.write_all(&frame(
-            HEADERS,
-            END_HEADERS | END_STREAM,
-            1,
-            &get_block("/a.txt"),
-        ))
-        .unwrap();
+        s.write_all(&get_request(1, "/a.txt")).unwrap();
         let mut first = [0u8; 9];
         s.read_exact(&mut first).unwrap();
         assert_ne!(&first[..5], b"HTTP/", "split at {split}: an HTTP/1 answer");
@@ -702,20 +686,8 @@ fn a_drain_sends_goaway_with_the_last_stream() {
     site.file("a.txt", "a");
     let server = Server::start(&site.root, &[]);
     let mut s = h2_connect(server.addr);
-    s.write_all(&frame(
-        HEADERS,
-        END_HEADERS | END_STREAM,
-        1,
-        &get_block("/a.txt"),
-    ))
-    .unwrap();
-    s.write_all(&frame(
-        HEADERS,
-        END_HEADERS | END_STREAM,
-        3,
-        &get_block("/a.txt"),
-    ))
-    .unwrap();
+    s.write_all(&get_request(1, "/a.txt")).unwrap();
+    s.write_all(&get_request(3, "/a.txt")).unwrap();
     let answered = read_until(&mut s, |kind, stream, _| kind == DATA && stream == 3);
     assert!(answered);
     server.signal(rustix::process::Signal::TERM);
@@ -796,13 +768,7 @@ fn an_idle_timeout_sends_goaway() {
     site.file("a.txt", "a");
     let server = Server::start(&site.root, &["--idle-timeout", "1s"]);
     let mut s = h2_connect(server.addr);
-    s.write_all(&frame(
-        HEADERS,
-        END_HEADERS | END_STREAM,
-        1,
-        &get_block("/a.txt"),
-    ))
-    .unwrap();
+    s.write_all(&get_request(1, "/a.txt")).unwrap();
     let started = Instant::now();
     assert_eq!(goaway_code(&mut s), Some(0));
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -820,12 +786,7 @@ fn a_stream_over_the_concurrency_limit_is_refused() {
         .unwrap();
     let mut burst = Vec::new();
     for i in 0..101u32 {
-        burst.extend(frame(
-            HEADERS,
-            END_HEADERS | END_STREAM,
-            1 + 2 * i,
-            &get_block("/a.txt"),
-        ));
+        burst.extend(get_request(1 + 2 * i, "/a.txt"));
     }
     s.write_all(&burst).unwrap();
     let refused = read_until(&mut s, |kind, stream, payload| {
@@ -884,13 +845,7 @@ fn a_window_that_never_opens_falls_under_the_send_timeout() {
     let mut s = h2_connect(server.addr);
     s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0]))
         .unwrap();
-    s.write_all(&frame(
-        HEADERS,
-        END_HEADERS | END_STREAM,
-        1,
-        &get_block("/a.txt"),
-    ))
-    .unwrap();
+    s.write_all(&get_request(1, "/a.txt")).unwrap();
     let start = Instant::now();
     // Whatever arrives (SETTINGS, its ACK, HEADERS), the connection ends.
     let mut sink = [0u8; 4096];
@@ -950,13 +905,7 @@ fn pings_do_not_hold_a_stalled_stream_past_the_send_timeout() {
     // INITIAL_WINDOW_SIZE 0: the response's DATA can never be sent.
     s.write_all(&frame(SETTINGS, 0, 0, &[0, 4, 0, 0, 0, 0]))
         .unwrap();
-    s.write_all(&frame(
-        HEADERS,
-        END_HEADERS | END_STREAM,
-        1,
-        &get_block("/a.txt"),
-    ))
-    .unwrap();
+    s.write_all(&get_request(1, "/a.txt")).unwrap();
     let start = Instant::now();
     let ping = |n: u32| frame(PING, 0, 0, &u64::from(n).to_be_bytes());
     let ended = ends_within(&mut s, start, Duration::from_secs(8), &ping);
@@ -1052,13 +1001,12 @@ fn read_bursts_and_stop(server: &Server, addr: SocketAddr, mut s: impl Read + Wr
         &(0x7fff_ffff_u32 - 65_535).to_be_bytes(),
     ))
     .unwrap();
-    let block = get_block("/1m");
     let mut reader = FrameReader::default();
     let mut stream = 1;
     for burst in 1..=2 {
         let mut requests = Vec::new();
         for _ in 0..STREAMS {
-            requests.extend(frame(HEADERS, END_HEADERS | END_STREAM, stream, &block));
+            requests.extend(get_request(stream, "/1m"));
             stream += 2;
         }
         s.write_all(&requests).unwrap();
@@ -1195,10 +1143,7 @@ fn stalled_streams_hold_no_descriptor_for_their_files() {
             .unwrap();
         for n in 0..100 {
             let path = format!("/d/f{n}.txt");
-            let block = get_block(&path);
-            let stream = 1 + 2 * n as u32;
-            s.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, stream, &block))
-                .unwrap();
+            s.write_all(&get_request(1 + 2 * n as u32, &path)).unwrap();
         }
         stalled.push(s);
     }
@@ -1253,10 +1198,7 @@ impl H2Client {
     fn get(&mut self, path: &str) -> (u16, usize) {
         let stream = self.next_stream;
         self.next_stream += 2;
-        let block = get_block(path);
-        self.socket
-            .write_all(&frame(HEADERS, END_STREAM | END_HEADERS, stream, &block))
-            .unwrap();
+        self.socket.write_all(&get_request(stream, path)).unwrap();
         let (mut status, mut data) = (0, 0);
         let mut chunk = [0u8; 65536];
         let socket = &mut self.socket;
