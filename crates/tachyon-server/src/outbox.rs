@@ -47,11 +47,12 @@ const SENDFILE_CHUNK: u64 = 1024 * 1024;
 /// the read and the send, large enough that the two syscalls and the stamp
 /// check are a small part of the cost.
 const COPY_CHUNK: u64 = 256 * 1024;
-/// Frozen bodies up to this size are copied next to their head in one
-/// send, not loaded into a pipe: a pipe costs two calls more (`vmsplice`,
-/// `splice`), more than copying this much
-/// (bench/results/trials-2026-12-03e/copy-frozen-32k).
-const COPY_FROZEN_UP_TO: u64 = 32 * 1024;
+/// Frozen bodies (or their rests) up to this size are copied next to their
+/// head in one send, not loaded into a pipe: a pipe costs two calls more
+/// (`vmsplice`, `splice`), more than copying 16 KiB when the server is the
+/// limit (bench/results/trials-2026-12-03e/copy-frozen-32k), less than
+/// copying 24 KiB (bench/results/splice-variants-2026-12-06).
+const COPY_FROZEN_UP_TO: u64 = 16 * 1024;
 
 enum Part {
     /// A run of `buf`.
@@ -578,20 +579,47 @@ mod tests {
         assert!(rest.footprint() < 256, "{}", rest.footprint());
     }
 
-    /// The representation of a site's one file of `len` bytes (frozen from
-    /// the snapshot's `FREEZE_FROM` on), and the site's folder.
-    fn loaded(len: usize) -> (tachyon_testkit::Scratch, Arc<Representation>) {
+    /// The representation of a site's one file, `name` holding `bytes`
+    /// (frozen from the snapshot's `FREEZE_FROM` on), and the site's folder.
+    fn loaded_file(name: &str, bytes: &[u8]) -> (tachyon_testkit::Scratch, Arc<Representation>) {
         let dir = tachyon_testkit::Scratch::new("outbox");
-        std::fs::write(dir.join("f.bin"), vec![5u8; len]).unwrap();
+        std::fs::write(dir.join(name), bytes).unwrap();
         let options = tachyon_snapshot::LoadOptions {
             settle: std::time::Duration::ZERO,
             ..Default::default()
         };
         let site = tachyon_snapshot::Snapshot::load(dir.path(), &options).unwrap();
-        let Some(tachyon_snapshot::Entry::File(file)) = site.lookup(b"/f.bin") else {
-            panic!("f.bin is a file");
+        let path = format!("/{name}");
+        let Some(tachyon_snapshot::Entry::File(file)) = site.lookup(path.as_bytes()) else {
+            panic!("{name} is a file");
         };
         (dir, Arc::clone(file))
+    }
+
+    fn loaded(len: usize) -> (tachyon_testkit::Scratch, Arc<Representation>) {
+        loaded_file("f.bin", &vec![5u8; len])
+    }
+
+    /// Sends `len` bytes of `file` after a head through a socket pair;
+    /// whether a pipe carried them.
+    fn sent_through_a_pipe(file: &Arc<Representation>, len: usize) -> bool {
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let a: std::os::fd::OwnedFd = a.into();
+        let reader = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            std::io::Read::read_to_end(&mut &b, &mut got).unwrap();
+            got
+        });
+        let mut carriers = Carriers::default();
+        let mut out = Outbox::default();
+        out.buf().extend_from_slice(b"HEAD");
+        out.push_body(file, 0..len as u64, None);
+        let flushed = out.flush(&mut Wire::Plain(&a), u64::MAX, &mut carriers);
+        assert_eq!(flushed.unwrap().state, Flushed::All);
+        drop(a);
+        assert_eq!(reader.join().unwrap().len(), 4 + len);
+        // A pipe that carried the body comes back to the worker's idle ones.
+        carriers.pipes.idle() == 1
     }
 
     #[test]
@@ -599,24 +627,31 @@ mod tests {
         for (len, piped) in [(16 * 1024, false), (COPY_FROZEN_UP_TO as usize + 1, true)] {
             let (_dir, file) = loaded(len);
             assert!(matches!(&file.body, Body::Disk(disk) if disk.is_frozen()));
-            let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
-            let a: std::os::fd::OwnedFd = a.into();
-            let reader = std::thread::spawn(move || {
-                let mut got = Vec::new();
-                std::io::Read::read_to_end(&mut &b, &mut got).unwrap();
-                got
-            });
-            let mut carriers = Carriers::default();
-            let mut out = Outbox::default();
-            out.buf().extend_from_slice(b"HEAD");
-            out.push_body(&file, 0..len as u64, None);
-            let flushed = out.flush(&mut Wire::Plain(&a), u64::MAX, &mut carriers);
-            assert_eq!(flushed.unwrap().state, Flushed::All);
-            drop(a);
-            assert_eq!(reader.join().unwrap().len(), 4 + len);
-            // A pipe that carried the body comes back to the worker's idle ones.
-            assert_eq!(carriers.pipes.idle() == 1, piped, "{len} bytes");
+            assert_eq!(sent_through_a_pipe(&file, len), piped, "{len} bytes");
         }
+    }
+
+    #[test]
+    fn a_large_content_coding_rides_a_pipe_like_a_large_identity_body() {
+        // Letters drawn at random: text that gzip shrinks by about a third,
+        // so 96 KiB has a variant well over `COPY_FROZEN_UP_TO`.
+        let mut seed = 0x2545_f491_u32;
+        let text: Vec<u8> = (0..96 * 1024)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                b'a' + (seed >> 24) as u8 % 26
+            })
+            .collect();
+        let (_dir, file) = loaded_file("app.js", &text);
+        let gzip = file
+            .encoded
+            .iter()
+            .find(|e| e.coding == tachyon_http::encoding::Coding::Gzip)
+            .expect("a gzip variant");
+        let len = gzip.entry.len as usize;
+        assert!(len > COPY_FROZEN_UP_TO as usize, "{len} bytes");
+        assert!(matches!(&gzip.entry.body, Body::Disk(disk) if disk.is_frozen()));
+        assert!(sent_through_a_pipe(&gzip.entry, len));
     }
 
     #[test]

@@ -210,13 +210,14 @@ fn read_error(f: &Found, source: io::Error) -> LoadError {
 /// Heap bodies from this size on move into a frozen copy, so they go out
 /// without a copy from user space (see [`DiskBody::frozen`]); the copy
 /// saved is worth the second send call from 16 KiB on
-/// (bench/results/freeze-from-2026-11-25). Since frozen bodies go through a
-/// pipe (two calls, not one), the server copies those up to 32 KiB at send
-/// time all the same (bench/results/trials-2026-12-03e/copy-frozen-32k).
+/// (bench/results/freeze-from-2026-11-25). Frozen bodies go through a pipe
+/// (two calls, not one), so the server still copies those of exactly this
+/// size at send time (`outbox::COPY_FROZEN_UP_TO`).
 pub(super) const FREEZE_FROM: u64 = 16 * 1024;
 
-/// The identity body, frozen when it is large enough (variants stay on the
-/// heap: they are smaller, and a range of one is rare).
+/// A body, the identity or a content coding's, frozen when it is large
+/// enough: a 20 KiB gzip of a script leaves without a copy like a 20 KiB
+/// image (bench/results/splice-variants-2026-12-06).
 pub(super) fn freeze_large(raw: Raw, cache: &EncodeCache) -> Raw {
     let Body::Memory(data) = &raw.body else {
         return raw;

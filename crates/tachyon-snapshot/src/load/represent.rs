@@ -164,7 +164,7 @@ fn represent_file(
             // A precompressed sibling wins over building one (nginx's
             // gzip_static): the site owner chose its settings. Its body is
             // the sibling entry's own, already counted.
-            encoded.push((coding, (*raw).clone()));
+            encoded.push((coding, freeze_large((*raw).clone(), cache)));
             continue;
         }
         if let (Body::Memory(data), true) = (
@@ -202,7 +202,7 @@ fn represent_file(
                 if charged {
                     let mut raw = raw_bytes(bytes);
                     raw.modified = identity.modified;
-                    encoded.push((coding, raw));
+                    encoded.push((coding, freeze_large(raw, cache)));
                 } else {
                     over_budget.fetch_add(1, Ordering::Relaxed);
                 }
