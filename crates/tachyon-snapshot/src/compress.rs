@@ -337,6 +337,24 @@ impl EncodeCache {
         g.entries.keep(key, bytes, g.generation)
     }
 
+    /// Points the encoding of `identity_len` bytes hashed `hash` at
+    /// `frozen`, the bytes of the frozen copy a build made of it, so the
+    /// cache holds that copy rather than a second one on the heap.
+    pub(crate) fn hold_frozen(
+        &self,
+        coding: Coding,
+        hash: u128,
+        identity_len: u64,
+        frozen: &Bytes,
+    ) {
+        let mut guard = self.lock();
+        if let Some((Some(bytes), _)) = guard.entries.0.get_mut(&(coding, hash, identity_len)) {
+            if bytes[..] == frozen[..] {
+                *bytes = frozen.clone();
+            }
+        }
+    }
+
     /// The delta of `data` from `dictionary` known without building it: from
     /// memory, or else from the cache folder.
     pub(crate) fn known_delta(
@@ -481,6 +499,50 @@ mod tests {
             inner.entries.0.len(),
             1,
             "b was not used by the second build"
+        );
+    }
+
+    #[test]
+    fn a_frozen_encoding_is_held_once_not_again_on_the_heap() {
+        // Letters drawn at random: a gzip variant well over FREEZE_FROM.
+        let mut seed = 0x2545_f491_u32;
+        let text: Vec<u8> = (0..96 * 1024)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                b'a' + (seed >> 24) as u8 % 26
+            })
+            .collect();
+        let dir = tachyon_testkit::Scratch::new("frozen-encoding");
+        std::fs::write(dir.join("app.js"), &text).unwrap();
+        let options = crate::LoadOptions {
+            settle: std::time::Duration::ZERO,
+            ..Default::default()
+        };
+        let cache = EncodeCache::default();
+        let site =
+            crate::Snapshot::load_with(dir.path(), &options, &Default::default(), &cache).unwrap();
+        let Some(crate::Entry::File(file)) = site.lookup(b"/app.js") else {
+            panic!("app.js is a file");
+        };
+        let gzip = file
+            .encoded
+            .iter()
+            .find(|e| e.coding == Coding::Gzip)
+            .unwrap();
+        let served = gzip.entry.memory().expect("a frozen copy is in memory");
+        assert!(matches!(&gzip.entry.body, crate::Body::Disk(d) if d.is_frozen()));
+        let inner = cache.inner.lock().unwrap();
+        let held = inner
+            .entries
+            .0
+            .iter()
+            .find(|(key, _)| key.0 == Coding::Gzip)
+            .and_then(|(_, (bytes, _))| bytes.as_ref())
+            .expect("the cache holds the gzip encoding");
+        assert_eq!(
+            held.as_ptr(),
+            served.as_ptr(),
+            "the frozen copy, not a heap one"
         );
     }
 

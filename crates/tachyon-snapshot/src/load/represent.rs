@@ -202,7 +202,14 @@ fn represent_file(
                 if charged {
                     let mut raw = raw_bytes(bytes);
                     raw.modified = identity.modified;
-                    encoded.push((coding, freeze_large(raw, cache)));
+                    let raw = freeze_large(raw, cache);
+                    if let Body::Disk(frozen) = &raw.body {
+                        // Frozen: the cache drops its heap copy for this one.
+                        if let Some(bytes) = frozen.mapped() {
+                            cache.hold_frozen(coding, identity.hash, identity.len, bytes);
+                        }
+                    }
+                    encoded.push((coding, raw));
                 } else {
                     over_budget.fetch_add(1, Ordering::Relaxed);
                 }
