@@ -633,15 +633,9 @@ mod tests {
 
     #[test]
     fn a_large_content_coding_rides_a_pipe_like_a_large_identity_body() {
-        // Letters drawn at random: text that gzip shrinks by about a third,
-        // so 96 KiB has a variant well over `COPY_FROZEN_UP_TO`.
-        let mut seed = 0x2545_f491_u32;
-        let text: Vec<u8> = (0..96 * 1024)
-            .map(|_| {
-                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                b'a' + (seed >> 24) as u8 % 26
-            })
-            .collect();
+        // gzip shrinks these by about a third: 96 KiB has a variant well
+        // over `COPY_FROZEN_UP_TO`.
+        let text = tachyon_testkit::random_letters(96 * 1024);
         let (_dir, file) = loaded_file("app.js", &text);
         let gzip = file
             .encoded

@@ -504,14 +504,9 @@ mod tests {
 
     #[test]
     fn a_frozen_encoding_is_held_once_not_again_on_the_heap() {
-        // Letters drawn at random: a gzip variant well over FREEZE_FROM.
-        let mut seed = 0x2545_f491_u32;
-        let text: Vec<u8> = (0..96 * 1024)
-            .map(|_| {
-                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                b'a' + (seed >> 24) as u8 % 26
-            })
-            .collect();
+        // gzip shrinks these by about a third: a variant well over
+        // FREEZE_FROM.
+        let text = tachyon_testkit::random_letters(96 * 1024);
         let dir = tachyon_testkit::Scratch::new("frozen-encoding");
         std::fs::write(dir.join("app.js"), &text).unwrap();
         let options = crate::LoadOptions {

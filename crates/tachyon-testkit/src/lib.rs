@@ -1,8 +1,9 @@
 //! What the end-to-end specs, the server's unit tests and `tachyon-bench`
 //! share to talk to a server they started: a plain HTTP/1.1 response reader
 //! over any buffered stream (here), a TLS client for a self-made
-//! certificate (`tls`), how headless Chromium is run (`chromium`), and a
-//! test's own temporary folder (`scratch`).
+//! certificate (`tls`), how headless Chromium is run (`chromium`), a
+//! test's own temporary folder (`scratch`), and text for a test site
+//! ([`random_letters`]).
 //!
 //! Reads what a server sends, as a client would, and says what went wrong
 //! instead of guessing: a response is a status line, a head and a body
@@ -16,6 +17,19 @@ pub mod scratch;
 pub mod tls;
 
 pub use scratch::Scratch;
+
+/// `len` lowercase letters drawn by a fixed linear congruential
+/// generator: text gzip shrinks by only about a third, so a file of it has
+/// a content coding of a known, large size, the same in every run.
+pub fn random_letters(len: usize) -> Vec<u8> {
+    let mut seed = 0x2545_f491_u32;
+    (0..len)
+        .map(|_| {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            b'a' + (seed >> 24) as u8 % 26
+        })
+        .collect()
+}
 
 /// One response read off the wire.
 #[derive(Debug, Clone, Default)]
