@@ -339,7 +339,8 @@ impl EncodeCache {
 
     /// Points the encoding of `identity_len` bytes hashed `hash` at
     /// `frozen`, the bytes of the frozen copy a build made of it, so the
-    /// cache holds that copy rather than a second one on the heap.
+    /// cache holds that copy rather than a second one on the heap. Once it
+    /// does, later builds find the same allocation and compare nothing.
     pub(crate) fn hold_frozen(
         &self,
         coding: Coding,
@@ -349,7 +350,7 @@ impl EncodeCache {
     ) {
         let mut guard = self.lock();
         if let Some((Some(bytes), _)) = guard.entries.0.get_mut(&(coding, hash, identity_len)) {
-            if bytes[..] == frozen[..] {
+            if bytes.as_ptr() != frozen.as_ptr() && bytes[..] == frozen[..] {
                 *bytes = frozen.clone();
             }
         }

@@ -16,9 +16,11 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use rayon::prelude::*;
+use tachyon_http::encoding::Coding;
 
 use super::walk::Found;
 use super::{LoadError, LoadOptions};
+
 use crate::compress::EncodeCache;
 use crate::disk::{self, DiskBody, OpenError, Stamp};
 use crate::entry::Body;
@@ -235,6 +237,25 @@ pub(super) fn freeze_large(raw: Raw, cache: &EncodeCache) -> Raw {
         // bytes.
         Err(_) => on_heap(raw, cache),
     }
+}
+
+/// A content coding of `identity` that the encode cache built or kept,
+/// frozen like any body (`freeze_large`); when it is, the cache holds the
+/// frozen copy's bytes from then on instead of its own heap copy.
+pub(super) fn freeze_encoding(
+    encoded: Raw,
+    coding: Coding,
+    identity: &Raw,
+    cache: &EncodeCache,
+) -> Raw {
+    let encoded = freeze_large(encoded, cache);
+    if let Some(bytes) = match &encoded.body {
+        Body::Disk(frozen) => frozen.mapped(),
+        Body::Memory(_) => None,
+    } {
+        cache.hold_frozen(coding, identity.hash, identity.len, bytes);
+    }
+    encoded
 }
 
 /// A body that could have been frozen but stays on the heap, shared with

@@ -24,7 +24,7 @@ use tachyon_http::h2::hpack;
 use tachyon_http::h3::qpack;
 use tachyon_http::response::{Field, Name};
 
-use super::read::{freeze_large, raw_bytes, Raw};
+use super::read::{freeze_encoding, freeze_large, raw_bytes, Raw};
 use super::walk::Found;
 use super::{LoadOptions, Progress};
 use crate::compress::{self, EncodeCache, PendingVariant};
@@ -202,14 +202,7 @@ fn represent_file(
                 if charged {
                     let mut raw = raw_bytes(bytes);
                     raw.modified = identity.modified;
-                    let raw = freeze_large(raw, cache);
-                    if let Body::Disk(frozen) = &raw.body {
-                        // Frozen: the cache drops its heap copy for this one.
-                        if let Some(bytes) = frozen.mapped() {
-                            cache.hold_frozen(coding, identity.hash, identity.len, bytes);
-                        }
-                    }
-                    encoded.push((coding, raw));
+                    encoded.push((coding, freeze_encoding(raw, coding, identity, cache)));
                 } else {
                     over_budget.fetch_add(1, Ordering::Relaxed);
                 }
