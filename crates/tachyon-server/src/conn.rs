@@ -132,6 +132,14 @@ pub enum Next {
     Close(Closed),
 }
 
+/// What a connection's bytes are, once TLS has had its say.
+enum Speaks {
+    H1,
+    H2,
+    /// A TLS-ALPN-01 validation (RFC 8737): no application data.
+    AcmeValidation,
+}
+
 /// The worker-owned state connections borrow, one [`Turn`] at a time.
 pub struct Ctx<'a> {
     pub read_buf: &'a mut Vec<u8>,
@@ -317,44 +325,8 @@ impl Conn {
         if self.phase == Phase::Lingering {
             return self.discard_input(cx);
         }
-        if let Some(mut pending) = self.pending.take() {
-            let flush = pending.flush(&mut self.wire(), TURN_BUDGET, &mut *cx.carriers);
-            self.boost.took(flush.as_ref().map_or(0, |f| f.sent));
-            self.pending = Some(pending);
-            match self.after_flush(flush, cx) {
-                Err(Next::Close(why)) => return Next::Close(why),
-                Err(next) => {
-                    self.raise_bound(cx);
-                    return next;
-                }
-                Ok(()) => {
-                    self.release_pending(cx);
-                    if self.phase == Phase::Closing {
-                        // The response waited for a slow reader, so its tail
-                        // is still in our send queue: closing with input
-                        // unread would reset and discard it.
-                        self.linger = true;
-                        return self.finish(cx);
-                    }
-                    if self.h2.is_some() {
-                        // More DATA may be waiting on this connection's
-                        // windows, and frames held back while blocked.
-                        let input = std::mem::take(&mut self.input);
-                        if let Some(next) = self.serve_h2(&input, cx) {
-                            return next;
-                        }
-                    } else {
-                        self.become_idle(cx);
-                    }
-                    // Requests held back while output was blocked.
-                    if self.h2.is_none() && !self.input.is_empty() {
-                        let input = std::mem::take(&mut self.input);
-                        if let Some(next) = self.serve_input(&input, cx) {
-                            return next;
-                        }
-                    }
-                }
-            }
+        if let Some(next) = self.resume_pending(cx) {
+            return next;
         }
         if self.pending.is_none() {
             // Handshake records the socket did not take at once.
@@ -371,14 +343,64 @@ impl Conn {
                 return next;
             }
         }
+        if let Some(next) = self.read_and_serve(cx) {
+            return next;
+        }
+        if cx.close_quiet && self.is_quiet() {
+            return Next::Close(Closed::Drain);
+        }
+        Next::Keep
+    }
+
+    /// Sends the output a full socket held back, and once all of it has
+    /// left, what waited behind it (more HTTP/2 frames, requests held
+    /// back). `Some` when the caller should stop driving.
+    fn resume_pending(&mut self, cx: &mut Turn<'_, '_>) -> Option<Next> {
+        let mut pending = self.pending.take()?;
+        let flush = pending.flush(&mut self.wire(), TURN_BUDGET, &mut *cx.carriers);
+        self.boost.took(flush.as_ref().map_or(0, |f| f.sent));
+        self.pending = Some(pending);
+        match self.after_flush(flush, cx) {
+            Err(Next::Close(why)) => return Some(Next::Close(why)),
+            Err(next) => {
+                self.raise_bound(cx);
+                return Some(next);
+            }
+            Ok(()) => self.release_pending(cx),
+        }
+        if self.phase == Phase::Closing {
+            // The response waited for a slow reader, so its tail is still
+            // in our send queue: closing with input unread would reset
+            // and discard it.
+            self.linger = true;
+            return Some(self.finish(cx));
+        }
+        if self.h2.is_some() {
+            // More DATA may be waiting on this connection's windows, and
+            // frames held back while blocked.
+            let input = std::mem::take(&mut self.input);
+            return self.serve_h2(&input, cx);
+        }
+        self.become_idle(cx);
+        // Requests held back while output was blocked.
+        if self.input.is_empty() {
+            return None;
+        }
+        let input = std::mem::take(&mut self.input);
+        self.serve_input(&input, cx)
+    }
+
+    /// Reads until the socket is drained, answering what arrives. `Some`
+    /// when the caller should stop driving.
+    fn read_and_serve(&mut self, cx: &mut Turn<'_, '_>) -> Option<Next> {
         loop {
             let mut wire = wire(&self.fd, &mut self.session);
             let n = match wire.receive(&mut cx.read_buf[..], &mut self.readable, self.hung_up) {
                 Received::Data(n) => n,
-                Received::Drained => break,
-                Received::Closed => return Next::Close(Closed::Client),
-                Received::Failed => return Next::Close(Closed::Tls),
-                Received::PlainHttp => return self.refuse_plain_http(cx),
+                Received::Drained => return None,
+                Received::Closed => return Some(Next::Close(Closed::Client)),
+                Received::Failed => return Some(Next::Close(Closed::Tls)),
+                Received::PlainHttp => return Some(self.refuse_plain_http(cx)),
             };
             let next = if self.input.is_empty() {
                 let data = std::mem::take(cx.read_buf);
@@ -390,14 +412,10 @@ impl Conn {
                 input.extend_from_slice(&cx.read_buf[..n]);
                 self.serve_input(&input, cx)
             };
-            if let Some(next) = next {
+            if next.is_some() {
                 return next;
             }
         }
-        if cx.close_quiet && self.is_quiet() {
-            return Next::Close(Closed::Drain);
-        }
-        Next::Keep
     }
 
     /// Accounts for a flush of pending output: `Ok` when all of it left,
@@ -422,22 +440,11 @@ impl Conn {
     /// Answers every complete request in `data`, flushes, and keeps what
     /// remains. `Some` when the caller should stop driving.
     fn serve_input(&mut self, data: &[u8], cx: &mut Turn<'_, '_>) -> Option<Next> {
-        if self.h2.is_some() {
-            return self.serve_h2(data, cx);
-        }
-        if self
-            .session
-            .as_ref()
-            .is_some_and(|s| s.is_acme_validation())
-        {
+        match self.speaks(cx) {
+            Speaks::H2 => return self.serve_h2(data, cx),
             // RFC 8737 §3: a validation connection carries no application data.
-            return Some(Next::Close(Closed::Tls));
-        }
-        if let (Some(session), Some(limits)) = (&self.session, cx.limits.h2) {
-            if session.is_h2() {
-                self.h2 = Some(H2::new(limits));
-                return self.serve_h2(data, cx);
-            }
+            Speaks::AcmeValidation => return Some(Next::Close(Closed::Tls)),
+            Speaks::H1 => {}
         }
         if self.pending.is_none() {
             // The client speaks again, so it has read the large body whose
@@ -464,64 +471,100 @@ impl Conn {
                 }
             }
             if batch.close {
-                self.phase = Phase::Closing;
-                // A full read buffer means more input may be waiting.
-                self.linger = batch.linger || self.readable;
-                // The close (or shutdown) follows the last write, and over
-                // TLS the close_notify leaves with it (the outbox's drain).
-                cx.out.close_after();
-                if let Some(session) = &mut self.session {
-                    session.close_notify();
-                }
+                self.close_after_sending(batch.linger, cx);
             }
-            if !cx.out.is_empty() {
-                match cx.flush_out(&mut wire(&self.fd, &mut self.session)) {
-                    Err(_) => return Some(Next::Close(Closed::Client)),
-                    Ok(Flush {
-                        state: Flushed::All,
-                        ..
-                    }) => {
-                        if batch.close {
-                            return Some(self.finish(cx));
-                        }
-                    }
-                    Ok(Flush { state, .. }) => {
-                        if !self.queue_unsent(cx) {
-                            return Some(Next::Close(Closed::Backlog));
-                        }
-                        if !batch.close {
-                            self.phase = Phase::Sending;
-                            self.input = data[pos..].to_vec();
-                        }
-                        self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
-                        return Some(match state {
-                            Flushed::Paused => Next::Resume,
-                            _ => Next::Keep,
-                        });
-                    }
-                }
-            } else if batch.close {
-                return Some(self.finish(cx));
+            if let Some(next) = self.send_answers(batch.close, &data[pos..], cx) {
+                return Some(next);
             }
             if !batch.held_back {
                 break;
             }
         }
-        let rest = &data[pos..];
+        self.keep_rest(&data[pos..], answered, cx);
+        None
+    }
+
+    /// Which protocol the bytes of this connection are, starting HTTP/2
+    /// when TLS chose it.
+    fn speaks(&mut self, cx: &Turn<'_, '_>) -> Speaks {
+        if self.h2.is_some() {
+            return Speaks::H2;
+        }
+        let Some(session) = &self.session else {
+            return Speaks::H1;
+        };
+        if session.is_acme_validation() {
+            return Speaks::AcmeValidation;
+        }
+        match cx.limits.h2 {
+            Some(limits) if session.is_h2() => {
+                self.h2 = Some(H2::new(limits));
+                Speaks::H2
+            }
+            _ => Speaks::H1,
+        }
+    }
+
+    /// The last response is answered: close once it is sent, lingering when
+    /// more input may be on its way (`linger`, or a full read buffer).
+    fn close_after_sending(&mut self, linger: bool, cx: &mut Turn<'_, '_>) {
+        self.phase = Phase::Closing;
+        self.linger = linger || self.readable;
+        // The close (or shutdown) follows the last write, and over TLS the
+        // close_notify leaves with it (the outbox's drain).
+        cx.out.close_after();
+        if let Some(session) = &mut self.session {
+            session.close_notify();
+        }
+    }
+
+    /// Sends a batch's answers. `Some` when the caller should stop
+    /// driving: the connection is done, failed, or waits for the socket
+    /// with the rest of the output (and `rest`, the requests not yet
+    /// answered) kept.
+    fn send_answers(&mut self, closing: bool, rest: &[u8], cx: &mut Turn<'_, '_>) -> Option<Next> {
+        if cx.out.is_empty() {
+            return closing.then(|| self.finish(cx));
+        }
+        match cx.flush_out(&mut wire(&self.fd, &mut self.session)) {
+            Err(_) => Some(Next::Close(Closed::Client)),
+            Ok(Flush {
+                state: Flushed::All,
+                ..
+            }) => closing.then(|| self.finish(cx)),
+            Ok(Flush { state, .. }) => {
+                if !self.queue_unsent(cx) {
+                    return Some(Next::Close(Closed::Backlog));
+                }
+                if !closing {
+                    self.phase = Phase::Sending;
+                    self.input = rest.to_vec();
+                }
+                self.deadline = cx.now.saturating_add(secs(cx.limits.send_timeout));
+                Some(match state {
+                    Flushed::Paused => Next::Resume,
+                    _ => Next::Keep,
+                })
+            }
+        }
+    }
+
+    /// Keeps the part of a head that has arrived (an idle connection keeps
+    /// no buffer).
+    fn keep_rest(&mut self, rest: &[u8], answered: bool, cx: &Turn<'_, '_>) {
         if rest.is_empty() {
             // Release the allocation: idle connections own no buffers.
             self.input = Vec::new();
             self.become_idle(cx);
-        } else {
-            // The header timeout runs from the first byte of this head; more
-            // bytes of the same head do not extend it (slowloris).
-            if answered || self.phase != Phase::Head {
-                self.phase = Phase::Head;
-                self.deadline = cx.now.saturating_add(secs(cx.limits.header_timeout));
-            }
-            self.input = rest.to_vec();
+            return;
         }
-        None
+        // The header timeout runs from the first byte of this head; more
+        // bytes of the same head do not extend it (slowloris).
+        if answered || self.phase != Phase::Head {
+            self.phase = Phase::Head;
+            self.deadline = cx.now.saturating_add(secs(cx.limits.header_timeout));
+        }
+        self.input = rest.to_vec();
     }
 
     /// HTTP/2: reads the frames in `data`, answers their requests, and
@@ -539,52 +582,8 @@ impl Conn {
         };
         let rest = &data[used..];
         let written_before = h2.written();
-        let mut sent = 0u64;
-        loop {
-            let more = h2.produce(cx.out, H2_BATCH);
-            if cx.out.is_empty() {
-                break;
-            }
-            match cx.flush_out(&mut wire(&self.fd, &mut self.session)) {
-                Err(_) => return Some(Next::Close(Closed::Client)),
-                Ok(Flush {
-                    state: Flushed::All,
-                    sent: n,
-                }) => {
-                    sent += n;
-                    self.boost.took(n);
-                    if !more {
-                        break;
-                    }
-                    if sent >= TURN_BUDGET {
-                        // Fair to the worker's other connections: come
-                        // back for the next frames.
-                        self.input = rest.to_vec();
-                        self.start_sending(cx);
-                        return Some(Next::Resume);
-                    }
-                }
-                Ok(Flush { state, sent: n }) => {
-                    self.boost.took(n);
-                    let progressed = h2.written() > written_before;
-                    if !self.queue_unsent(cx) {
-                        return Some(Next::Close(Closed::Backlog));
-                    }
-                    self.input = rest.to_vec();
-                    if progressed || self.phase != Phase::Sending {
-                        self.start_sending(cx);
-                    }
-                    // Streams of large bodies to a client that reads fast:
-                    // at the common bound every 64 KiB it reads is a
-                    // wake-up that pushes DATA through the loopback path in
-                    // our own context.
-                    self.raise_bound(cx);
-                    return Some(match state {
-                        Flushed::Paused => Next::Resume,
-                        _ => Next::Keep,
-                    });
-                }
-            }
+        if let Some(next) = self.send_h2(rest, written_before, cx) {
+            return Some(next);
         }
         let h2 = self.h2.as_ref()?;
         if matches!(progress, Progress::Failed(_)) || h2.is_done() {
@@ -592,6 +591,66 @@ impl Conn {
             self.linger = true;
             return Some(self.finish(cx));
         }
+        self.await_h2(used, rest, written_before, cx);
+        None
+    }
+
+    /// Writes DATA and other frames until the streams have none ready,
+    /// the socket is full or the turn's budget is spent. `Some` when the
+    /// caller should stop driving (output kept, with `rest`, the input not
+    /// yet read as frames).
+    fn send_h2(&mut self, rest: &[u8], written_before: u64, cx: &mut Turn<'_, '_>) -> Option<Next> {
+        let h2 = self.h2.as_mut()?;
+        let mut sent = 0u64;
+        loop {
+            let more = h2.produce(cx.out, H2_BATCH);
+            if cx.out.is_empty() {
+                return None;
+            }
+            let flush = cx.flush_out(&mut wire(&self.fd, &mut self.session));
+            let Ok(Flush { state, sent: n }) = flush else {
+                return Some(Next::Close(Closed::Client));
+            };
+            self.boost.took(n);
+            if state != Flushed::All {
+                let progressed = h2.written() > written_before;
+                if !self.queue_unsent(cx) {
+                    return Some(Next::Close(Closed::Backlog));
+                }
+                self.input = rest.to_vec();
+                if progressed || self.phase != Phase::Sending {
+                    self.start_sending(cx);
+                }
+                // Streams of large bodies to a client that reads fast: at
+                // the common bound every 64 KiB it reads is a wake-up that
+                // pushes DATA through the loopback path in our own context.
+                self.raise_bound(cx);
+                return Some(match state {
+                    Flushed::Paused => Next::Resume,
+                    _ => Next::Keep,
+                });
+            }
+            sent += n;
+            if !more {
+                return None;
+            }
+            if sent >= TURN_BUDGET {
+                // Fair to the worker's other connections: come back for
+                // the next frames.
+                self.input = rest.to_vec();
+                self.start_sending(cx);
+                return Some(Next::Resume);
+            }
+        }
+    }
+
+    /// Everything that could be written is: waits for the rest of a frame
+    /// or header block (header timeout), a window (send timeout), or the
+    /// next request (idle).
+    fn await_h2(&mut self, used: usize, rest: &[u8], written_before: u64, cx: &mut Turn<'_, '_>) {
+        let Some(h2) = self.h2.as_ref() else {
+            return;
+        };
         let stalled = h2.is_stalled();
         let progressed = h2.written() > written_before;
         let in_block = h2.in_header_block();
@@ -619,7 +678,6 @@ impl Conn {
                 h2.settle(cx.h2_spares);
             }
         }
-        None
     }
 
     /// Moves the unsent rest of the turn's output into this connection,

@@ -19,7 +19,8 @@ use rustix::io::IoSlice;
 use rustls::kernel::KernelConnection;
 use rustls::server::{ServerConnectionData, UnbufferedServerConnection};
 use rustls::unbuffered::{
-    ConnectionState, EncodeError, EncryptError, InsufficientSizeError, UnbufferedStatus,
+    ConnectionState, EncodeError, EncryptError, InsufficientSizeError, ReadTraffic,
+    UnbufferedStatus, WriteTraffic,
 };
 use rustls::ServerConfig;
 
@@ -380,20 +381,9 @@ impl Session {
                             | rustls::Error::PeerMisbehaved(_)
                     ),
                 }),
-                Ok(ConnectionState::ReadTraffic(mut records)) => {
-                    let mut failed = false;
-                    while let Some(record) = records.next_record() {
-                        let Ok(record) = record else {
-                            failed = true;
-                            break;
-                        };
-                        used += record.discard;
-                        let payload = record.payload;
-                        match &mut want {
-                            Want::Open(buf) => deliver(payload, buf, &mut filled, plain),
-                            _ => plain.extend_from_slice(payload),
-                        }
-                    }
+                Ok(ConnectionState::ReadTraffic(records)) => {
+                    let (taken, failed) = read_traffic(records, &mut want, &mut filled, plain);
+                    used += taken;
                     failed.then_some(Stepped::Failed { framing: false })
                 }
                 Ok(ConnectionState::EncodeTlsData(mut encode)) => output
@@ -405,25 +395,9 @@ impl Session {
                     transmit.done();
                     None
                 }
-                Ok(ConnectionState::WriteTraffic(mut traffic)) => Some(match &mut want {
-                    Want::Open(_) => Stepped::Wait,
-                    Want::Seal(slices, taken, gather) => {
-                        let encrypt = |plain: &[u8], out: &mut [u8]| {
-                            traffic.encrypt(plain, out).map_err(Need::from)
-                        };
-                        match seal(slices, gather, output, encrypt) {
-                            Ok(n) => {
-                                **taken = n;
-                                Stepped::Wait
-                            }
-                            Err(()) => Stepped::Failed { framing: false },
-                        }
-                    }
-                    Want::Close => match output.encode(|out| traffic.queue_close_notify(out)) {
-                        Ok(()) => Stepped::Wait,
-                        Err(()) => Stepped::Failed { framing: false },
-                    },
-                }),
+                Ok(ConnectionState::WriteTraffic(traffic)) => {
+                    Some(write_traffic(traffic, &mut want, output))
+                }
                 Ok(ConnectionState::BlockedHandshake) => Some(Stepped::Wait),
                 Ok(ConnectionState::PeerClosed | ConnectionState::Closed) => Some(Stepped::Closed),
                 // Early data is never offered (max_early_data_size is 0).
@@ -630,6 +604,56 @@ fn update_rx((records, kernel): &mut Protected<'_>) -> Result<(), record::Alert>
         .map_err(|_| record::Alert::InternalError)?;
     let next = keys(seq, &secrets).ok_or(record::Alert::InternalError)?;
     records.rekey_rx(next)
+}
+
+/// Hands the application data of the records rustls opened to `want`'s
+/// buffer (beyond its room, and when sealing, to `plain`). Returns the
+/// bytes rustls is done with, and whether a record failed to open.
+fn read_traffic(
+    mut records: ReadTraffic<'_, '_, ServerConnectionData>,
+    want: &mut Want<'_, '_>,
+    filled: &mut usize,
+    plain: &mut Vec<u8>,
+) -> (usize, bool) {
+    let mut used = 0;
+    while let Some(record) = records.next_record() {
+        let Ok(record) = record else {
+            return (used, true);
+        };
+        used += record.discard;
+        match want {
+            Want::Open(buf) => deliver(record.payload, buf, filled, plain),
+            _ => plain.extend_from_slice(record.payload),
+        }
+    }
+    (used, false)
+}
+
+/// Does `want` once rustls may send application data: seal the slices,
+/// or the `close_notify`; reading waits for the next records.
+fn write_traffic(
+    mut traffic: WriteTraffic<'_, ServerConnectionData>,
+    want: &mut Want<'_, '_>,
+    output: &mut Sealed,
+) -> Stepped {
+    match want {
+        Want::Open(_) => Stepped::Wait,
+        Want::Seal(slices, taken, gather) => {
+            let encrypt =
+                |plain: &[u8], out: &mut [u8]| traffic.encrypt(plain, out).map_err(Need::from);
+            match seal(slices, gather, output, encrypt) {
+                Ok(n) => {
+                    **taken = n;
+                    Stepped::Wait
+                }
+                Err(()) => Stepped::Failed { framing: false },
+            }
+        }
+        Want::Close => match output.encode(|out| traffic.queue_close_notify(out)) {
+            Ok(()) => Stepped::Wait,
+            Err(()) => Stepped::Failed { framing: false },
+        },
+    }
 }
 
 /// [`Session::step`] for a TLS 1.3 session after its handshake: opens

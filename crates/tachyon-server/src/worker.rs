@@ -634,19 +634,7 @@ impl<'a> Worker<'a> {
             std::mem::swap(&mut resuming, &mut self.resume);
             self.wait(&mut events, resuming.is_empty())?;
             let (now, millis) = clock.read();
-            if self.affinity == Affinity::Own && !self.sample_due && millis >= self.next_sample_ms {
-                self.sample_due = true;
-                self.next_sample_ms = millis + 1;
-            }
-            date.refresh_unix(clock::unix_seconds());
-            serving.refresh(self.live);
-            if tls_of != serving.number {
-                // New connections take a reload's certificates.
-                tls_of = serving.number;
-                for endpoint in &mut self.quic {
-                    endpoint.set_tls(serving.generation.tls());
-                }
-            }
+            self.refresh(millis, &mut date, &mut serving, &mut tls_of);
             let mut queued_output = self.queued_output;
             let mut boosted = self.boosted;
             let mut cx = Ctx {
@@ -671,29 +659,8 @@ impl<'a> Worker<'a> {
             for event in &events {
                 self.dispatch(event, &mut cx)?;
             }
-            for key in resuming.drain(..) {
-                if self.conns.get(key).is_some_and(|c| c.resuming) {
-                    self.conns[key].resuming = false;
-                    self.give_turn(key, false, false, &mut cx);
-                }
-            }
-            let out_of_time = self.drain_out_of_time(now);
-            for endpoint in &mut self.quic {
-                endpoint.expire(&mut cx.serving());
-                endpoint.drain_tick(&mut cx.serving());
-                if out_of_time {
-                    // A QUIC connection cannot be handed on: it is told.
-                    endpoint.close_all(&mut cx.serving());
-                }
-            }
-            if now >= next_sweep || cx.draining {
-                next_sweep = now + 1;
-                self.sweep(&mut cx);
-                cx.observer.tick();
-            }
-            if millis >= self.window.start_ms + WINDOW_MS {
-                self.end_window(millis, &mut cx);
-            }
+            self.resume(&mut resuming, &mut cx);
+            self.keep_time(now, millis, &mut next_sweep, &mut cx);
             self.queued_output = queued_output;
             self.boosted = boosted;
             guard::worker_panic_asked();
@@ -707,6 +674,64 @@ impl<'a> Worker<'a> {
                 observer.tick();
                 return Ok(());
             }
+        }
+    }
+
+    /// What a turn starts from: whether a request's CPU is due to be
+    /// sampled, today's date, the generation being served, and (after a
+    /// reload) the certificates new QUIC connections take.
+    fn refresh(
+        &mut self,
+        millis: u64,
+        date: &mut DateCache,
+        serving: &mut Serving,
+        tls_of: &mut u64,
+    ) {
+        if self.affinity == Affinity::Own && !self.sample_due && millis >= self.next_sample_ms {
+            self.sample_due = true;
+            self.next_sample_ms = millis + 1;
+        }
+        date.refresh_unix(clock::unix_seconds());
+        serving.refresh(self.live);
+        if *tls_of != serving.number {
+            *tls_of = serving.number;
+            for endpoint in &mut self.quic {
+                endpoint.set_tls(serving.generation.tls());
+            }
+        }
+    }
+
+    /// Gives another turn to the connections whose budget ran out last
+    /// turn (and are still waiting for it).
+    fn resume(&mut self, resuming: &mut Vec<usize>, cx: &mut Ctx<'_>) {
+        for key in resuming.drain(..) {
+            if self.conns.get(key).is_some_and(|c| c.resuming) {
+                self.conns[key].resuming = false;
+                self.give_turn(key, false, false, cx);
+            }
+        }
+    }
+
+    /// The work that runs on time rather than on events: QUIC's timers and
+    /// drain, the once-a-second sweep of timeouts, the end of a placement
+    /// window.
+    fn keep_time(&mut self, now: u32, millis: u64, next_sweep: &mut u32, cx: &mut Ctx<'_>) {
+        let out_of_time = self.drain_out_of_time(now);
+        for endpoint in &mut self.quic {
+            endpoint.expire(&mut cx.serving());
+            endpoint.drain_tick(&mut cx.serving());
+            if out_of_time {
+                // A QUIC connection cannot be handed on: it is told.
+                endpoint.close_all(&mut cx.serving());
+            }
+        }
+        if now >= *next_sweep || cx.draining {
+            *next_sweep = now + 1;
+            self.sweep(cx);
+            cx.observer.tick();
+        }
+        if millis >= self.window.start_ms + WINDOW_MS {
+            self.end_window(millis, cx);
         }
     }
 
