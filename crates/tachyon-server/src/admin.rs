@@ -314,6 +314,26 @@ fn head(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
 }
 
+/// A family of one series: its help, its type and its value.
+fn single(out: &mut String, name: &str, kind: &str, help: &str, value: impl std::fmt::Display) {
+    head(out, name, kind, help);
+    let _ = writeln!(out, "{name} {value}");
+}
+
+/// A family whose series differ in one label: its help, its type, and
+/// `name{label="value"} n` for each `(value, n)`.
+fn labelled<'a, N: std::fmt::Display>(
+    out: &mut String,
+    name: &str,
+    kind: &str,
+    help: &str,
+    label: &str,
+    series: impl IntoIterator<Item = (&'a str, N)>,
+) {
+    head(out, name, kind, help);
+    by_label(out, name, label, series);
+}
+
 /// A family's series that differ in one label, `name{label="value"} n`
 /// for each `(value, n)`.
 fn by_label<'a, N: std::fmt::Display>(
@@ -356,25 +376,21 @@ fn requests(out: &mut String, c: &Counters) {
         total - c.requests_tls,
         c.requests_tls
     );
-    head(
+    labelled(
         out,
         "tachyon_http_responses_by_encoding_total",
         "counter",
         "Responses by the content coding of the representation sent.",
-    );
-    by_label(
-        out,
-        "tachyon_http_responses_by_encoding_total",
         "encoding",
         ENCODINGS.into_iter().zip(c.encodings),
     );
-    head(
+    single(
         out,
         "tachyon_sent_bytes_total",
         "counter",
         "Bytes written to client sockets (before TLS), heads included.",
+        c.bytes_sent,
     );
-    let _ = writeln!(out, "tachyon_sent_bytes_total {}", c.bytes_sent);
     head(
         out,
         "tachyon_dictionary_saved_bytes_total",
@@ -409,108 +425,80 @@ fn requests(out: &mut String, c: &Counters) {
 }
 
 fn connections(out: &mut String, c: &Counters) {
-    head(
+    single(
         out,
         "tachyon_connections_open",
         "gauge",
         "Connections open.",
+        c.open,
     );
-    let _ = writeln!(out, "tachyon_connections_open {}", c.open);
-    head(
-        out,
-        "tachyon_pipes_open",
-        "gauge",
-        "Pipes open for splicing frozen bodies to sockets (empty ones kept by workers, and loaded ones held by connections).",
-    );
-    let _ = writeln!(out, "tachyon_pipes_open {}", crate::pipes::pipes_open());
+    single(out, "tachyon_pipes_open", "gauge", "Pipes open for splicing frozen bodies to sockets (empty ones kept by workers, and loaded ones held by connections).", crate::pipes::pipes_open());
     let (frozen, arena_bytes) = tachyon_snapshot::frozen_footprint();
-    head(
+    single(
         out,
         "tachyon_frozen_bodies",
         "gauge",
         "Bodies held as frozen in-memory copies (16 KiB and more), every generation's.",
+        frozen,
     );
-    let _ = writeln!(out, "tachyon_frozen_bodies {frozen}");
-    head(
-        out,
-        "tachyon_frozen_arena_bytes",
-        "gauge",
-        "Bytes of the huge-page arenas that hold frozen copies, in whole huge pages up to the last a copy reaches (packing's unused room included).",
-    );
-    let _ = writeln!(out, "tachyon_frozen_arena_bytes {arena_bytes}");
-    head(
+    single(out, "tachyon_frozen_arena_bytes", "gauge", "Bytes of the huge-page arenas that hold frozen copies, in whole huge pages up to the last a copy reaches (packing's unused room included).", arena_bytes);
+    labelled(
         out,
         "tachyon_connections_accepted_total",
         "counter",
         "Connections accepted, by listener scheme.",
-    );
-    by_label(
-        out,
-        "tachyon_connections_accepted_total",
         "scheme",
         SCHEMES.into_iter().zip(c.accepted),
     );
-    head(
+    labelled(
         out,
         "tachyon_connections_closed_total",
         "counter",
         "Connections closed, by reason.",
-    );
-    by_label(
-        out,
-        "tachyon_connections_closed_total",
         "reason",
         Closed::ALL.map(|why| (why.label(), c.closed[why as usize])),
     );
-    head(
+    single(
         out,
         "tachyon_connections_moved_total",
         "counter",
         "Idle connections moved between workers (gathered on one, or spread).",
+        c.moved,
     );
-    let _ = writeln!(out, "tachyon_connections_moved_total {}", c.moved);
-    head(
+    labelled(
         out,
         "tachyon_packing_trials_total",
         "counter",
         "Trials of spreading connections that were packed on one worker, by what each kept.",
-    );
-    by_label(
-        out,
-        "tachyon_packing_trials_total",
         "kept",
         Kept::ALL.map(|kept| (kept.label(), c.packing_trials[kept as usize])),
     );
-    head(
+    single(
         out,
         "tachyon_connection_panics_total",
         "counter",
         "Connections closed because serving them panicked (the others went on).",
+        c.panics,
     );
-    let _ = writeln!(out, "tachyon_connection_panics_total {}", c.panics);
-    head(
+    single(
         out,
         "tachyon_worker_restarts_total",
         "counter",
         "Worker threads started again after one died.",
+        c.restarts,
     );
-    let _ = writeln!(out, "tachyon_worker_restarts_total {}", c.restarts);
-    head(
+    single(
         out,
         "tachyon_send_bound_raised_total",
         "counter",
         "Connections that read fast given the raised bound on bytes queued unsent toward them.",
+        c.raised,
     );
-    let _ = writeln!(out, "tachyon_send_bound_raised_total {}", c.raised);
-    head(
+    labelled(
         out,
         "tachyon_timeouts_total",
         "counter",
         "Timeouts that closed a connection, by kind.",
-    );
-    by_label(
-        out,
-        "tachyon_timeouts_total",
         "kind",
         Timeout::ALL.map(|kind| (kind.label(), c.timeouts[kind as usize])),
     );
@@ -518,15 +506,11 @@ fn connections(out: &mut String, c: &Counters) {
 
 /// QUIC connections and packets, and the HTTP/3 requests they carried.
 fn quic(out: &mut String, c: &Counters) {
-    head(
+    labelled(
         out,
         "tachyon_quic_connections_total",
         "counter",
         "QUIC connections (HTTP/3), by event: accepted, closed.",
-    );
-    by_label(
-        out,
-        "tachyon_quic_connections_total",
         "event",
         [
             ("accepted", c.quic_accepted),
@@ -534,15 +518,11 @@ fn quic(out: &mut String, c: &Counters) {
             ("retried", c.quic_retried),
         ],
     );
-    head(
+    labelled(
         out,
         "tachyon_quic_packets_total",
         "counter",
         "QUIC packets of closed connections, by what happened: sent, lost.",
-    );
-    by_label(
-        out,
-        "tachyon_quic_packets_total",
         "outcome",
         [("sent", c.quic_sent_packets), ("lost", c.quic_lost_packets)],
     );
@@ -556,66 +536,58 @@ fn quic(out: &mut String, c: &Counters) {
 }
 
 fn site(out: &mut String, admin: &Admin) {
-    head(
+    single(
         out,
         "tachyon_snapshot_generation",
         "gauge",
         "The generation being served (1 at start, one more per reload).",
+        admin.live.number(),
     );
-    let _ = writeln!(out, "tachyon_snapshot_generation {}", admin.live.number());
     let size = site_size(&admin.live);
-    head(
+    labelled(
         out,
         "tachyon_snapshot_files",
         "gauge",
         "Representations held in memory, by content coding.",
-    );
-    by_label(
-        out,
-        "tachyon_snapshot_files",
         "encoding",
         ENCODINGS.into_iter().zip(size.files),
     );
-    head(
+    labelled(
         out,
         "tachyon_snapshot_memory_bytes",
         "gauge",
         "Bytes of representations held in memory, by content coding.",
-    );
-    by_label(
-        out,
-        "tachyon_snapshot_memory_bytes",
         "encoding",
         ENCODINGS.into_iter().zip(size.bytes),
     );
-    head(
+    single(
         out,
         "tachyon_snapshot_disk_files",
         "gauge",
         "Files served from disk (too large to hold).",
+        size.disk_files,
     );
-    let _ = writeln!(out, "tachyon_snapshot_disk_files {}", size.disk_files);
-    head(
+    single(
         out,
         "tachyon_snapshot_disk_bytes",
         "gauge",
         "Bytes of the files served from disk.",
+        size.disk_bytes,
     );
-    let _ = writeln!(out, "tachyon_snapshot_disk_bytes {}", size.disk_bytes);
-    head(
+    single(
         out,
         "tachyon_snapshot_dictionaries",
         "gauge",
         "Files offered to browsers as compression dictionaries (Use-As-Dictionary).",
+        size.dictionaries,
     );
-    let _ = writeln!(out, "tachyon_snapshot_dictionaries {}", size.dictionaries);
-    head(
+    single(
         out,
         "tachyon_dictionary_versions",
         "gauge",
         "Earlier versions of files kept as dictionaries for deltas.",
+        size.versions,
     );
-    let _ = writeln!(out, "tachyon_dictionary_versions {}", size.versions);
     head(
         out,
         "tachyon_dictionary_versions_bytes",

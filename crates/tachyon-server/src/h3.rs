@@ -270,58 +270,10 @@ impl H3 {
             // Answered already (a body or trailers still arriving): drained.
             return drain(conn, id);
         };
-        let mut request = None;
-        let mut finished = false;
-        let mut error = None;
-        {
-            let mut recv = conn.recv_stream(id);
-            let mut chunks = match recv.read(true) {
-                Ok(chunks) => chunks,
-                Err(_) => return Ok(()),
-            };
-            loop {
-                match chunks.next(usize::MAX) {
-                    Ok(Some(chunk)) => {
-                        let fed = reader.feed(&chunk.bytes, &mut |frame| match frame {
-                            Frame::Headers(section) if request.is_none() => {
-                                request = Some(Ok(Bytes::copy_from_slice(section)));
-                                Ok(())
-                            }
-                            Frame::HeadersTooLarge if request.is_none() => {
-                                request = Some(Err(Status::HeadersTooLarge));
-                                Ok(())
-                            }
-                            // A body (discarded, as over HTTP/1.1 and HTTP/2),
-                            // trailers, frames of unknown types.
-                            Frame::Data { .. } | Frame::Unknown(_) => Ok(()),
-                            Frame::Headers(_) | Frame::HeadersTooLarge => Ok(()),
-                            // §7.2.4, §7.2.6: control frames on a request stream.
-                            _ => Err(Code::FrameUnexpected),
-                        });
-                        if let Err(code) = fed {
-                            error = Some(code);
-                            break;
-                        }
-                        if request.is_some() {
-                            break;
-                        }
-                    }
-                    Ok(None) => {
-                        finished = true;
-                        break;
-                    }
-                    Err(ReadError::Blocked) => break,
-                    Err(ReadError::Reset(_)) => {
-                        finished = true;
-                        break;
-                    }
-                }
-            }
-            let _ = chunks.finalize();
-        }
-        if let Some(code) = error {
-            return Err(Failed(code));
-        }
+        let Some(Head { request, finished }) = read_head(&mut reader, conn, id)? else {
+            // Not readable any more: nothing to answer, nothing to keep.
+            return Ok(());
+        };
         match request {
             Some(section) => {
                 self.respond(conn, id, section, cx);
@@ -629,6 +581,74 @@ fn uni_bytes(state: &mut Uni, mut bytes: &[u8]) -> Result<(), Failed> {
         }
     }
     Ok(())
+}
+
+/// What a request stream has delivered of its head so far.
+struct Head {
+    /// The encoded field section, or the status a too-large one earned.
+    request: Option<Result<Bytes, Status>>,
+    /// The stream ended (or was reset) before more could come.
+    finished: bool,
+}
+
+/// Feeds what stream `id` received to its frame reader until the request's
+/// HEADERS frame is whole, the stream has nothing more for now, or it
+/// ended. `None` when the stream cannot be read any more; `Err` when a
+/// frame may not appear on a request stream.
+fn read_head(
+    reader: &mut FrameReader,
+    conn: &mut Connection,
+    id: StreamId,
+) -> Result<Option<Head>, Failed> {
+    let mut head = Head {
+        request: None,
+        finished: false,
+    };
+    let mut recv = conn.recv_stream(id);
+    let Ok(mut chunks) = recv.read(true) else {
+        return Ok(None);
+    };
+    let mut error = None;
+    loop {
+        match chunks.next(usize::MAX) {
+            Ok(Some(chunk)) => {
+                let request = &mut head.request;
+                let fed = reader.feed(&chunk.bytes, &mut |frame| match frame {
+                    Frame::Headers(section) if request.is_none() => {
+                        *request = Some(Ok(Bytes::copy_from_slice(section)));
+                        Ok(())
+                    }
+                    Frame::HeadersTooLarge if request.is_none() => {
+                        *request = Some(Err(Status::HeadersTooLarge));
+                        Ok(())
+                    }
+                    // A body (discarded, as over HTTP/1.1 and HTTP/2),
+                    // trailers, frames of unknown types.
+                    Frame::Data { .. } | Frame::Unknown(_) => Ok(()),
+                    Frame::Headers(_) | Frame::HeadersTooLarge => Ok(()),
+                    // §7.2.4, §7.2.6: control frames on a request stream.
+                    _ => Err(Code::FrameUnexpected),
+                });
+                if let Err(code) = fed {
+                    error = Some(code);
+                    break;
+                }
+                if head.request.is_some() {
+                    break;
+                }
+            }
+            Ok(None) | Err(ReadError::Reset(_)) => {
+                head.finished = true;
+                break;
+            }
+            Err(ReadError::Blocked) => break,
+        }
+    }
+    let _ = chunks.finalize();
+    match error {
+        Some(code) => Err(Failed(code)),
+        None => Ok(Some(head)),
+    }
 }
 
 /// Reads and drops what is left of a stream.

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
 use rayon::prelude::*;
 use tachyon_http::conditional::format_date;
 use tachyon_http::encoding::Coding;
@@ -140,11 +141,6 @@ fn represent_file(
     cache: &EncodeCache,
     tally: &Tally,
 ) -> Representation {
-    let Tally {
-        budget,
-        over_budget,
-        pending,
-    } = tally;
     let content_type = mime::content_type(&f.path);
     let site_path = String::from_utf8_lossy(&f.key);
     let cache_control = mime::cache_control(&f.path, &content_type);
@@ -167,46 +163,16 @@ fn represent_file(
             encoded.push((coding, freeze_large((*raw).clone(), cache)));
             continue;
         }
-        if let (Body::Memory(data), true) = (
-            &identity.body,
-            worth_encoding(&meta, options, coding, identity.len),
-        ) {
-            // A deferred build takes what is already known (the cache
-            // folder makes a restart ready with every variant at once) and
-            // leaves the rest to the build after it.
-            let result = if options.compression.deferred {
-                match cache.known(coding, data, identity.hash) {
-                    Some(known) => known,
-                    None => {
-                        deferred = true;
-                        pending
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push(PendingVariant::new(coding, data, identity.hash));
-                        continue;
-                    }
-                }
-            } else if budget.load(Ordering::Relaxed) == 0 {
-                over_budget.fetch_add(1, Ordering::Relaxed);
-                continue;
-            } else {
-                cache.encode(coding, data, identity.hash)
-            };
-            if let Some(bytes) = result {
-                let len = bytes.len() as u64;
-                let charged = budget
-                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-                        left.checked_sub(len)
-                    })
-                    .is_ok();
-                if charged {
-                    let mut raw = raw_bytes(bytes);
-                    raw.modified = identity.modified;
-                    encoded.push((coding, freeze_encoding(raw, coding, identity, cache)));
-                } else {
-                    over_budget.fetch_add(1, Ordering::Relaxed);
-                }
-            }
+        let Body::Memory(data) = &identity.body else {
+            continue;
+        };
+        if !worth_encoding(&meta, options, coding, identity.len) {
+            continue;
+        }
+        match build_coding(coding, data, identity, options, cache, tally) {
+            Built::Ready(raw) => encoded.push((coding, raw)),
+            Built::Deferred => deferred = true,
+            Built::Skipped => {}
         }
     }
     let (deltas, deltas_deferred) = match (offer, &identity.body) {
@@ -232,6 +198,66 @@ fn represent_file(
         },
         &meta,
     )
+}
+
+/// What became of one coding of a file's identity body.
+enum Built {
+    /// Built (or known to the cache), charged to the budget, frozen when
+    /// large.
+    Ready(Raw),
+    /// Left to the build after this one (`pending`).
+    Deferred,
+    /// Not built: the budget is spent, or the coding saves nothing.
+    Skipped,
+}
+
+/// Builds `coding` of `data` while the memory budget lasts; a deferred
+/// load takes only what the cache already knows and leaves the rest for
+/// the build after it (the cache folder makes a restart ready with every
+/// variant at once).
+fn build_coding(
+    coding: Coding,
+    data: &Bytes,
+    identity: &Raw,
+    options: &LoadOptions,
+    cache: &EncodeCache,
+    tally: &Tally,
+) -> Built {
+    let result = if options.compression.deferred {
+        match cache.known(coding, data, identity.hash) {
+            Some(known) => known,
+            None => {
+                tally
+                    .pending
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(PendingVariant::new(coding, data, identity.hash));
+                return Built::Deferred;
+            }
+        }
+    } else if tally.budget.load(Ordering::Relaxed) == 0 {
+        tally.over_budget.fetch_add(1, Ordering::Relaxed);
+        return Built::Skipped;
+    } else {
+        cache.encode(coding, data, identity.hash)
+    };
+    let Some(bytes) = result else {
+        return Built::Skipped;
+    };
+    let len = bytes.len() as u64;
+    let charged = tally
+        .budget
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+            left.checked_sub(len)
+        })
+        .is_ok();
+    if !charged {
+        tally.over_budget.fetch_add(1, Ordering::Relaxed);
+        return Built::Skipped;
+    }
+    let mut raw = raw_bytes(bytes);
+    raw.modified = identity.modified;
+    Built::Ready(freeze_encoding(raw, coding, identity, cache))
 }
 
 /// Whether this file is offered as a dictionary: on unless turned off, for
