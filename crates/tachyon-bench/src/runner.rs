@@ -615,36 +615,61 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
     let Some(target) = target(cell, server, load, round, env, &mut row) else {
         return row;
     };
+    let (argv, run) = run_to_length(cell, load, target, server.pid(), env, rate);
+    record(cell, load, &argv, run, &mut row);
+    if !server.is_alive() {
+        row.ok = false;
+        row.problems.push("server exited during the run".into());
+    }
+    row
+}
+
+/// Runs the cell's client once. A real-site cell runs whole passes over
+/// its list, as long as the server takes; a run much shorter than the
+/// cell's duration is measured again with more passes, so that the CPU
+/// clock's ticks and the first connections' setup weigh little (the first
+/// run warms up). Returns the command that was measured, and its run.
+fn run_to_length(
+    cell: &Cell,
+    load: &Load,
+    target: clients::Target,
+    pid: u32,
+    env: &Env,
+    rate: f64,
+) -> (Vec<String>, ClientRun) {
     let traffic = match &target {
         clients::Target::Traffic { args, requests } => Some((args.clone(), *requests)),
         clients::Target::Url(_) => None,
     };
-    let mut argv = load.argv(target, cell.accept_encoding, &env.run_dir, rate);
-    let mut run = run_client(cell, load, &argv, server.pid());
-    // A real-site cell runs whole passes over its list, as long as the
-    // server takes; a run much shorter than the cell's duration is
-    // measured again with more passes, so that the CPU clock's ticks and
-    // the first connections' setup weigh little (the first run warms up).
-    if let (Some((args, requests)), Load::H2load { duration_s, .. }, Ok(_)) =
+    let argv = load.argv(target, cell.accept_encoding, &env.run_dir, rate);
+    let run = run_client(cell, load, &argv, pid);
+    let (Some((args, requests)), Load::H2load { duration_s, .. }, Ok(_)) =
         (traffic, load, &run.output)
-    {
-        if let Some(times) = lengthen(run.wall_s, f64::from(*duration_s)) {
-            let longer = clients::Target::Traffic {
-                args,
-                requests: requests * times,
-            };
-            argv = load.argv(longer, cell.accept_encoding, &env.run_dir, rate);
-            run = run_client(cell, load, &argv, server.pid());
-        }
-    }
-    row.client_command = shell_words(&argv);
+    else {
+        return (argv, run);
+    };
+    let Some(times) = lengthen(run.wall_s, f64::from(*duration_s)) else {
+        return (argv, run);
+    };
+    let longer = clients::Target::Traffic {
+        args,
+        requests: requests * times,
+    };
+    let argv = load.argv(longer, cell.accept_encoding, &env.run_dir, rate);
+    let run = run_client(cell, load, &argv, pid);
+    (argv, run)
+}
+
+/// Puts a client run's command, CPU and parsed report into `row`, and
+/// checks the report against what the cell expects.
+fn record(cell: &Cell, load: &Load, argv: &[String], run: ClientRun, row: &mut Row) {
+    row.client_command = shell_words(argv);
     row.conns_held = run.conns_held;
     row.server_usr_s = run.server_cpu.user_s;
     row.server_sys_s = run.server_cpu.system_s;
     row.client_cpu_s = run.client_cpu.total();
     let wall_s = run.wall_s;
-    let output = run.output;
-    let parsed = output.and_then(|text| {
+    let parsed = run.output.and_then(|text| {
         load.parse(&text)
             .with_context(|| format!("parsing the output of {}", argv[0]))
     });
@@ -656,18 +681,13 @@ fn measure(cell: &Cell, server: &mut Running, round: u32, env: &Env) -> Row {
                 report.rps = report.requests as f64 / wall_s.max(1e-9);
             }
             row.client = report;
-            verify(cell, &mut row);
+            verify(cell, row);
         }
         Err(e) => {
             row.ok = false;
             row.problems.push(format!("{e:#}"));
         }
     }
-    if !server.is_alive() {
-        row.ok = false;
-        row.problems.push("server exited during the run".into());
-    }
-    row
 }
 
 /// How many times a real-site run's requests to send again when its
