@@ -1,5 +1,5 @@
 // Experiment: the cheapest way to send one static body over loopback.
-// usage: splicefloor PORT MODE FILE   (MODE: memfd | file | thp | anon)
+// usage: splicefloor PORT MODE FILE   (MODE: memfd | file | thp | anon | copy)
 // Two threads, SO_REUSEPORT listeners, epoll, NOTSENT_LOWAT 1 MiB.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-static int mode; // 0 memfd, 1 file, 2 thp, 3 anon
+static int mode; // 0 memfd, 1 file, 2 thp, 3 anon, 4 memfd mapping, 5 copy
 static int body_fd;
 static char *body;
 static size_t body_len;
