@@ -129,6 +129,24 @@ struct Tally {
     pending: Mutex<Vec<PendingVariant>>,
 }
 
+impl Tally {
+    /// Takes `len` bytes of built encoding from the budget; false (and
+    /// counted) when they do not fit in what is left.
+    fn charge(&self, len: usize) -> bool {
+        let len = len as u64;
+        let charged = self
+            .budget
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(len)
+            })
+            .is_ok();
+        if !charged {
+            self.over_budget.fetch_add(1, Ordering::Relaxed);
+        }
+        charged
+    }
+}
+
 /// Builds one file's representations: its identity, the precompressed
 /// siblings read beside it, and the codings built here while the memory
 /// budget lasts.
@@ -244,15 +262,7 @@ fn build_coding(
     let Some(bytes) = result else {
         return Built::Skipped;
     };
-    let len = bytes.len() as u64;
-    let charged = tally
-        .budget
-        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-            left.checked_sub(len)
-        })
-        .is_ok();
-    if !charged {
-        tally.over_budget.fetch_add(1, Ordering::Relaxed);
+    if !tally.charge(bytes.len()) {
         return Built::Skipped;
     }
     let mut raw = raw_bytes(bytes);
@@ -332,15 +342,7 @@ fn build_deltas(
                 cache.delta(coding, data, identity.hash, source)
             };
             let Some(bytes) = built else { continue };
-            let len = bytes.len() as u64;
-            let charged = tally
-                .budget
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-                    left.checked_sub(len)
-                })
-                .is_ok();
-            if !charged {
-                tally.over_budget.fetch_add(1, Ordering::Relaxed);
+            if !tally.charge(bytes.len()) {
                 continue;
             }
             let mut raw = raw_bytes(bytes);
