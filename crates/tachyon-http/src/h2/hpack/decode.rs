@@ -217,15 +217,25 @@ enum Text {
     Decoded,
 }
 
-/// Reads a string literal (§5.2) at `*pos`; a Huffman-coded one is decoded
-/// into `scratch`.
-fn string(block: &[u8], pos: &mut usize, scratch: &mut Vec<u8>) -> Result<Text, CompressionError> {
+/// Finds the string literal (§5.2) at `*pos` and moves past it: whether it
+/// is Huffman-coded, and where its octets are in `block`.
+pub(super) fn string_octets(
+    block: &[u8],
+    pos: &mut usize,
+) -> Result<(bool, std::ops::Range<usize>), CompressionError> {
     let huffman = block.get(*pos).ok_or(CompressionError::Truncated)? & 0x80 != 0;
     let len = integer(block, pos, 7)?;
     let end = pos.checked_add(len).filter(|&end| end <= block.len());
     let end = end.ok_or(CompressionError::Truncated)?;
     let range = *pos..end;
     *pos = end;
+    Ok((huffman, range))
+}
+
+/// Reads a string literal (§5.2) at `*pos`; a Huffman-coded one is decoded
+/// into `scratch`.
+fn string(block: &[u8], pos: &mut usize, scratch: &mut Vec<u8>) -> Result<Text, CompressionError> {
+    let (huffman, range) = string_octets(block, pos)?;
     if !huffman {
         return Ok(Text::Raw(range));
     }

@@ -22,7 +22,7 @@
 
 use std::collections::VecDeque;
 
-use super::decode::{integer as read_integer, STATIC_TABLE};
+use super::decode::{integer as read_integer, string_octets, STATIC_TABLE};
 use super::Integer;
 
 /// §4.1: an entry's size counts 32 octets of overhead.
@@ -366,12 +366,10 @@ impl Literal {
 
 /// Reads a string literal without Huffman coding at `*pos`; its length.
 fn raw_string(block: &[u8], pos: &mut usize) -> Option<usize> {
-    if block.get(*pos)? & 0x80 != 0 {
-        return None;
+    match string_octets(block, pos).ok()? {
+        (false, octets) => Some(octets.len()),
+        (true, _) => None,
     }
-    let len = read_integer(block, pos, 7).ok()?;
-    *pos = pos.checked_add(len).filter(|&end| end <= block.len())?;
-    Some(len)
 }
 
 /// A cheap hash of a key, compared before its bytes: its length and its
