@@ -659,7 +659,7 @@ impl<'a> Worker<'a> {
             for event in &events {
                 self.dispatch(event, &mut cx)?;
             }
-            self.resume(&mut resuming, &mut cx);
+            self.resume_turns(&mut resuming, &mut cx);
             self.keep_time(now, millis, &mut next_sweep, &mut cx);
             self.queued_output = queued_output;
             self.boosted = boosted;
@@ -703,7 +703,7 @@ impl<'a> Worker<'a> {
 
     /// Gives another turn to the connections whose budget ran out last
     /// turn (and are still waiting for it).
-    fn resume(&mut self, resuming: &mut Vec<usize>, cx: &mut Ctx<'_>) {
+    fn resume_turns(&mut self, resuming: &mut Vec<usize>, cx: &mut Ctx<'_>) {
         for key in resuming.drain(..) {
             if self.conns.get(key).is_some_and(|c| c.resuming) {
                 self.conns[key].resuming = false;

@@ -20,7 +20,6 @@ use tachyon_http::encoding::Coding;
 
 use super::walk::Found;
 use super::{LoadError, LoadOptions};
-
 use crate::compress::EncodeCache;
 use crate::disk::{self, DiskBody, OpenError, Stamp};
 use crate::entry::Body;
@@ -249,11 +248,10 @@ pub(super) fn freeze_encoding(
     cache: &EncodeCache,
 ) -> Raw {
     let encoded = freeze_large(encoded, cache);
-    if let Some(bytes) = match &encoded.body {
-        Body::Disk(frozen) => frozen.mapped(),
-        Body::Memory(_) => None,
-    } {
-        cache.hold_frozen(coding, identity.hash, identity.len, bytes);
+    if let Body::Disk(frozen) = &encoded.body {
+        if let Some(bytes) = frozen.mapped() {
+            cache.hold_frozen(coding, identity.hash, identity.len, bytes);
+        }
     }
     encoded
 }
