@@ -603,7 +603,7 @@ impl Conn {
         let h2 = self.h2.as_mut()?;
         let mut sent = 0u64;
         loop {
-            let more = h2.produce(cx.out, H2_BATCH);
+            let more = h2.produce(cx.out, H2_BATCH, self.session.is_none());
             if cx.out.is_empty() {
                 return None;
             }

@@ -449,15 +449,19 @@ impl H2 {
     /// about `budget` bytes are queued in `out`: each pass serves, one
     /// frame each in turn, the streams of the most urgent level that can
     /// send. True when more DATA could be written at once (the caller
-    /// flushes and calls again).
-    pub fn produce(&mut self, out: &mut Outbox, budget: u64) -> bool {
+    /// flushes and calls again). With `splice` (a plain socket), frames
+    /// of frozen bodies longer than HTTP/1.1 copies go out through a pipe,
+    /// their headers stamped (`tachyon_sys::Stamp`), as HTTP/1.1 sends
+    /// those bodies: a copy of them was HTTP/2's largest cost over
+    /// HTTP/1.1's on the real docs site (`bench/results/h2c-splice-2026-12-06`).
+    pub fn produce(&mut self, out: &mut Outbox, budget: u64, splice: bool) -> bool {
         self.take_control(out);
         let mut queued = out.pending_bytes();
         loop {
             let Some(level) = self.waiting.iter().position(|&n| n > 0) else {
                 return false;
             };
-            let mut turn = self.pass(level as u8, out, &mut queued, budget);
+            let mut turn = self.pass(level as u8, out, &mut queued, budget, splice);
             if turn == Pass::Idle {
                 // Every stream of the most urgent level waits for its
                 // window: the less urgent may use the connection meanwhile.
@@ -471,7 +475,7 @@ impl H2 {
                 else {
                     return false;
                 };
-                turn = self.pass(level, out, &mut queued, budget);
+                turn = self.pass(level, out, &mut queued, budget, splice);
             }
             match turn {
                 Pass::Full => return !self.sending.is_empty(),
@@ -483,7 +487,14 @@ impl H2 {
 
     /// One DATA frame for each stream at urgency `level` that may send,
     /// in turn, until `queued` reaches `budget`.
-    fn pass(&mut self, level: u8, out: &mut Outbox, queued: &mut u64, budget: u64) -> Pass {
+    fn pass(
+        &mut self,
+        level: u8,
+        out: &mut Outbox,
+        queued: &mut u64,
+        budget: u64,
+        splice: bool,
+    ) -> Pass {
         let mut turn = Pass::Idle;
         for _ in 0..self.sending.len() {
             let Some(mut o) = self.sending.pop_front() else {
@@ -517,8 +528,12 @@ impl H2 {
             let len = allowance.min(o.left);
             let last = len == o.left;
             let flags = if last { flag::END_STREAM } else { 0 };
-            frame::write_head(out.buf(), len as usize, kind::DATA, flags, o.stream);
-            self.held_files -= take(&mut o.parts, len, out);
+            let head = frame::head(len as usize, kind::DATA, flags, o.stream);
+            let piped = splice && pipe_carries(&o.parts, len) && stamp(head, out);
+            if !piped {
+                out.buf().extend_from_slice(&head);
+            }
+            self.held_files -= take(&mut o.parts, len, out, piped);
             o.left -= len;
             self.unwritten -= len;
             self.written += len;
@@ -559,9 +574,35 @@ enum Pass {
     Full,
 }
 
-/// Moves the first `len` bytes of `parts` into `out`; returns how many
-/// held files it let go (chunks done with).
-fn take(parts: &mut Parts, mut len: u64, out: &mut Outbox) -> u32 {
+/// Whether a pipe should carry the next `len` bytes of `parts`: they lie in
+/// one frozen body longer than HTTP/1.1 copies (`outbox::COPY_FROZEN_UP_TO`).
+fn pipe_carries(parts: &Parts, len: u64) -> bool {
+    match parts.last() {
+        Some(Chunk::Body { file, range, .. }) => {
+            range.end - range.start >= len
+                && file.len > crate::outbox::COPY_FROZEN_UP_TO
+                && matches!(&file.body, Body::Disk(disk) if disk.is_frozen())
+        }
+        _ => false,
+    }
+}
+
+/// Queues a DATA frame's header as a stamp, for a pipe to carry with the
+/// payload; false when no stamp could be made (it is copied then).
+fn stamp(head: [u8; frame::HEADER_LEN], out: &mut Outbox) -> bool {
+    match tachyon_sys::Stamp::new(&head) {
+        Ok(stamp) => {
+            out.push_stamp(stamp);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Moves the first `len` bytes of `parts` into `out`, a frozen body's
+/// as a part a pipe carries when `piped`; returns how many held files it
+/// let go (chunks done with).
+fn take(parts: &mut Parts, mut len: u64, out: &mut Outbox, piped: bool) -> u32 {
     let mut released = 0;
     while len > 0 {
         let Some(chunk) = parts.last_mut() else {
@@ -577,13 +618,15 @@ fn take(parts: &mut Parts, mut len: u64, out: &mut Outbox) -> u32 {
                 let part = range.start..range.start + n;
                 let (start, end) = (part.start as usize, part.end as usize);
                 match file.memory() {
+                    // A frozen body's frame, its header stamped before it.
+                    _ if piped && out.push_frozen(file, part.clone()) => {}
                     Some(bytes) if n as usize <= INLINE_DATA_MAX => {
                         out.buf().extend_from_slice(&bytes[start..end]);
                     }
-                    // Heap bodies and frozen copies alike: a frame's body
-                    // gathered from memory costs one writev with its
-                    // neighbours, where sendfile is a call per 16 KiB frame
-                    // (bench/results/h2c-2026-11-25).
+                    // Heap bodies, and frozen ones over TLS or short: a
+                    // frame's body gathered from memory costs one writev
+                    // with its neighbours, where sendfile is a call per
+                    // 16 KiB frame (bench/results/h2c-2026-11-25).
                     Some(bytes) => out.push_bytes(bytes.slice(start..end)),
                     None => out.push_body(file, part, opened.as_ref()),
                 }

@@ -16,7 +16,9 @@
 //! Frozen in-memory copies, which cannot change, go out through a pipe
 //! (`crate::pipes`), or are copied where none can and where they are small
 //! enough that the copy costs less than the pipe's two calls; the bytes a
-//! pipe holds are the outbox's first, and leave before any part.
+//! pipe holds are the outbox's first, and leave before any part. A pipe
+//! carries a run of such parts in one load, and stamps (HTTP/2's frame
+//! headers, written once into memory never written again) among them.
 
 use std::fs::File;
 use std::io;
@@ -27,6 +29,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use rustix::io::{Errno, IoSlice};
 use tachyon_snapshot::{read_exact_at, Body, Representation};
+use tachyon_sys::{Stamp, Still};
 
 use crate::pipes::{Pipe, Pipes};
 use crate::wire::Wire;
@@ -52,13 +55,16 @@ const COPY_CHUNK: u64 = 256 * 1024;
 /// (`vmsplice`, `splice`), more than copying 16 KiB when the server is the
 /// limit (bench/results/trials-2026-12-03e/copy-frozen-32k), less than
 /// copying 24 KiB (bench/results/splice-variants-2026-12-06).
-const COPY_FROZEN_UP_TO: u64 = 16 * 1024;
+pub const COPY_FROZEN_UP_TO: u64 = 16 * 1024;
 
 enum Part {
     /// A run of `buf`.
     Inline(Range<usize>),
     /// A slice of an in-memory body.
     Memory(Bytes),
+    /// Bytes never written again (a DATA frame's header between frozen
+    /// payloads), which a pipe may carry with them.
+    Stamp(Stamp),
     /// A region of a disk-backed body (a file, or a frozen copy), and the
     /// file it is read from: one opened for this response comes with the
     /// part (`reply::open_for_sending`); one the representation keeps open
@@ -182,6 +188,7 @@ impl Outbox {
                 sum + match part {
                     Part::Inline(r) => r.len() as u64,
                     Part::Memory(b) => b.len() as u64,
+                    Part::Stamp(s) => s.bytes().len() as u64,
                     Part::File { offset, end, .. } => end - offset,
                 }
             })
@@ -229,6 +236,33 @@ impl Outbox {
         }
         self.seal();
         self.parts.push(Part::Memory(bytes));
+    }
+
+    /// Appends a stamp: on a plain socket a pipe carries it with the
+    /// frozen parts around it, elsewhere it is copied like memory.
+    pub fn push_stamp(&mut self, stamp: Stamp) {
+        self.seal();
+        self.parts.push(Part::Stamp(stamp));
+    }
+
+    /// Appends `range` of a frozen copy as a part a pipe may carry, however
+    /// short (`push_body` copies short ones): for HTTP/2, whose frames of
+    /// one body go into a pipe together, each one's header a stamp. False
+    /// when `body` is not a frozen copy (nothing is appended).
+    pub fn push_frozen(&mut self, body: &Arc<Representation>, range: Range<u64>) -> bool {
+        if !matches!(&body.body, Body::Disk(disk) if disk.is_frozen()) {
+            return false;
+        }
+        if !range.is_empty() {
+            self.seal();
+            self.parts.push(Part::File {
+                body: Arc::clone(body),
+                offset: range.start,
+                end: range.end,
+                file: None,
+            });
+        }
+        true
     }
 
     /// Moves what is still unsent into a new outbox sized to it, leaving this
@@ -310,15 +344,16 @@ impl Outbox {
             if can_sendfile && self.load_relay(carriers) {
                 continue;
             }
-            let at_frozen = frozen(&self.parts[self.cursor]).is_some();
+            let at_still = still(&self.parts[self.cursor]).is_some();
             let step = match &self.parts[self.cursor] {
-                Part::File { .. } if !at_frozen => {
+                Part::File { .. } if !at_still => {
                     self.send_file(wire, &mut carriers.bounce, budget - sent)?
                 }
-                // Frozen parts are copied when no pipe can carry them: on
-                // TLS, or when the one at the cursor found none above.
+                // Frozen parts and stamps are copied when no pipe can carry
+                // them: on TLS, or when the one at the cursor found none
+                // above.
                 _ => {
-                    let gathered = self.write_gathered(wire, !can_sendfile || at_frozen);
+                    let gathered = self.write_gathered(wire, !can_sendfile || at_still);
                     let step = Step::of(gathered.map(|n| n as u64))?;
                     if let Step::Sent(n) = step {
                         self.advance(n as usize);
@@ -369,25 +404,27 @@ impl Outbox {
         Ok(Step::Sent(n))
     }
 
-    /// Loads the frozen copy at the cursor into a pipe, as much as the pipe
-    /// holds (past the budget if need be: a remainder would leave every
-    /// later load straddling a page, one slot more each). False when the
-    /// part is not a frozen copy or no pipe took it (it is copied then).
+    /// Loads the run of frozen copies and stamps at the cursor into a
+    /// pipe, as much as the pipe holds (past the budget if need be: a
+    /// remainder would leave every later load straddling a page, one slot
+    /// more each). False when the cursor is at no such part or no pipe
+    /// took it (it is copied then).
     fn load_relay(&mut self, carriers: &mut Carriers) -> bool {
-        let Some((copy, range)) = frozen(&self.parts[self.cursor]) else {
+        let run = self.parts[self.cursor..]
+            .iter()
+            .take(tachyon_sys::MAX_PIECES)
+            .map_while(still)
+            .map(|piece| piece.len())
+            .sum();
+        if run == 0 {
+            return false;
+        }
+        let Some(mut pipe) = carriers.pipes.take(run) else {
             return false;
         };
-        let Some(mut pipe) = carriers.pipes.take(range.len()) else {
-            return false;
-        };
-        match pipe.load(copy, range) {
+        match pipe.load(self.parts[self.cursor..].iter().map_while(still)) {
             Ok(n) if n > 0 => {
-                if let Part::File { offset, end, .. } = &mut self.parts[self.cursor] {
-                    *offset += n as u64;
-                    if offset == end {
-                        self.cursor += 1;
-                    }
-                }
+                self.advance(n);
                 self.relay = Some(pipe);
                 true
             }
@@ -472,9 +509,9 @@ impl Outbox {
 
     /// One send (a single run: lwan measured send ~10% cheaper than writev for
     /// small responses) or one writev over consecutive memory parts, frozen
-    /// copies among them when `copy_frozen` (else the gather stops at one,
-    /// for a pipe to carry it).
-    fn write_gathered(&self, wire: &mut Wire<'_>, copy_frozen: bool) -> rustix::io::Result<usize> {
+    /// copies and stamps among them when `copy_still` (else the gather
+    /// stops at one, for a pipe to carry it).
+    fn write_gathered(&self, wire: &mut Wire<'_>, copy_still: bool) -> rustix::io::Result<usize> {
         // The usual small response, head and body in one run of the
         // buffer: no array of slices to fill.
         if let [Part::Inline(run)] = &self.parts[self.cursor..] {
@@ -489,8 +526,10 @@ impl Outbox {
             slices[count] = match part {
                 Part::Inline(r) => IoSlice::new(&self.buf[r.clone()]),
                 Part::Memory(b) => IoSlice::new(b),
+                Part::Stamp(s) if copy_still => IoSlice::new(s.bytes()),
+                Part::Stamp(_) => break,
                 Part::File { .. } => match frozen(part) {
-                    Some((copy, range)) if copy_frozen => match copy.as_ref().get(range) {
+                    Some((copy, range)) if copy_still => match copy.as_ref().get(range) {
                         Some(bytes) => IoSlice::new(bytes),
                         None => break,
                     },
@@ -499,27 +538,33 @@ impl Outbox {
             };
             count += 1;
         }
-        let next_is_file = matches!(self.parts.get(self.cursor + count), Some(Part::File { .. }));
-        // MSG_MORE before a sendfile lets the head share a segment with the
-        // body (nginx's tcp_nopush does the same with TCP_CORK).
-        wire.send(&slices[..count], next_is_file || self.closes)
+        let next_is_carried = matches!(
+            self.parts.get(self.cursor + count),
+            Some(Part::File { .. } | Part::Stamp(_))
+        );
+        // MSG_MORE before a sendfile or a pipe lets the head share a
+        // segment with the body (nginx's tcp_nopush does the same with
+        // TCP_CORK).
+        wire.send(&slices[..count], next_is_carried || self.closes)
     }
 
     /// Marks `n` bytes as sent, from the cursor on.
     fn advance(&mut self, mut n: usize) {
         while n > 0 {
             let part = &mut self.parts[self.cursor];
-            // A file part is in a gathered write only when it is a frozen
-            // copy (see `write_gathered`).
+            // A file part is in a gathered write or a pipe only when it is
+            // a frozen copy (see `write_gathered`, `load_relay`).
             let len = match part {
                 Part::Inline(r) => r.len(),
                 Part::Memory(b) => b.len(),
+                Part::Stamp(s) => s.bytes().len(),
                 Part::File { offset, end, .. } => (*end - *offset) as usize,
             };
             if n < len {
                 match part {
                     Part::Inline(r) => r.start += n,
                     Part::Memory(b) => *b = b.slice(n..),
+                    Part::Stamp(s) => s.skip(n),
                     Part::File { offset, .. } => *offset += n as u64,
                 }
                 return;
@@ -539,6 +584,17 @@ impl Outbox {
         self.open_run = 0;
         self.relay = None;
         self.closes = false;
+    }
+}
+
+/// The unsent bytes of a part a pipe may carry: a stamp, or a frozen copy's.
+fn still(part: &Part) -> Option<Still<'_>> {
+    match part {
+        Part::Stamp(stamp) => Some(stamp.still()),
+        _ => {
+            let (copy, range) = frozen(part)?;
+            copy.still(range)
+        }
     }
 }
 
@@ -646,6 +702,44 @@ mod tests {
         assert!(len > COPY_FROZEN_UP_TO as usize, "{len} bytes");
         assert!(matches!(&gzip.entry.body, Body::Disk(disk) if disk.is_frozen()));
         assert!(sent_through_a_pipe(&gzip.entry, len));
+    }
+
+    /// HTTP/2's frames of two frozen bodies, interleaved, each header a
+    /// stamp, between copied parts: in order, through one pipe.
+    #[test]
+    fn stamps_ride_a_pipe_with_the_frozen_frames_between_them() {
+        let (_one_dir, one) = loaded_file("one.bin", &[1u8; 40_000]);
+        let (_two_dir, two) = loaded_file("two.bin", &[2u8; 40_000]);
+        let mut out = Outbox::default();
+        let mut expected = Vec::new();
+        out.buf().extend_from_slice(b"HEADERS");
+        expected.extend_from_slice(b"HEADERS");
+        for start in [0u64, 16_384, 32_768] {
+            let end = (start + 16_384).min(40_000);
+            for (file, byte) in [(&one, 1u8), (&two, 2u8)] {
+                let head = [byte, start as u8, 0, 0, 0, 0, 0, 0, 9];
+                out.push_stamp(Stamp::new(&head).unwrap());
+                assert!(out.push_frozen(file, start..end));
+                expected.extend_from_slice(&head);
+                expected.extend(std::iter::repeat_n(byte, (end - start) as usize));
+            }
+        }
+        out.buf().extend_from_slice(b"PING");
+        expected.extend_from_slice(b"PING");
+        assert!(!out.push_frozen(&memory(b"heap"), 0..4));
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let a: std::os::fd::OwnedFd = a.into();
+        let reader = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            std::io::Read::read_to_end(&mut &b, &mut got).unwrap();
+            got
+        });
+        let mut carriers = Carriers::default();
+        let flushed = out.flush(&mut Wire::Plain(&a), u64::MAX, &mut carriers);
+        assert_eq!(flushed.unwrap().state, Flushed::All);
+        drop(a);
+        assert!(reader.join().unwrap() == expected);
+        assert_eq!(carriers.pipes.idle(), 1);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The workspace's only `unsafe`: socket options that rustix does not wrap,
 //! set through libc, taking ownership of the sockets inherited across a
 //! binary upgrade, memory for bodies that is never written again
-//! (frozen copies), and splicing those copies into pipes. Every other crate forbids unsafe code. Each function
+//! (frozen copies, and stamps: frame headers spliced between them), and
+//! splicing those into pipes. Every other crate forbids unsafe code. Each function
 //! takes a borrowed descriptor and plain values, so no caller can misuse
 //! them; the argument for each block is beside it.
 
@@ -9,6 +10,9 @@ use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+
+mod stamp;
+pub use stamp::Stamp;
 
 /// Raises the open-file soft limit to the hard limit (as nginx's
 /// `worker_rlimit_nofile` does) and returns the soft limit now in force:
@@ -490,6 +494,11 @@ impl std::fmt::Debug for Frozen {
 }
 
 impl Frozen {
+    /// `range` of the copy, for a pipe to carry; `None` when outside it.
+    pub fn still(&self, range: std::ops::Range<usize>) -> Option<Still<'_>> {
+        self.as_ref().get(range).map(Still)
+    }
+
     /// Whether this copy sits in a packed arena that is closed and more
     /// than half dead (of the huge pages its copies reach): an arena lives
     /// while any copy in it does, so one body a reload keeps (unchanged
@@ -608,6 +617,26 @@ pub fn release_free_heap() {
     }
 }
 
+/// Bytes that are never written again: a range of a frozen copy
+/// ([`Frozen::still`]) or a stamp ([`Stamp::still`]), the only bytes a
+/// [`Pipe`] may carry, since it holds references to their pages, not
+/// copies.
+#[derive(Clone, Copy)]
+pub struct Still<'a>(&'a [u8]);
+
+impl Still<'_> {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Most pieces one [`Pipe::load`] takes.
+pub const MAX_PIECES: usize = 64;
+
 /// A pipe that carries bytes of frozen copies to sockets without copying
 /// them: `vmsplice` hands the pipe references to the mapping's pages, and
 /// `splice` hands those on to the socket, which on loopback the reader
@@ -668,35 +697,41 @@ impl Pipe {
         self.held
     }
 
-    /// Puts up to `range` of `map` into the pipe, as many bytes as it has
-    /// room for; returns how many. A range outside the mapping is an error.
-    pub fn load(&mut self, copy: &Frozen, range: std::ops::Range<usize>) -> io::Result<usize> {
+    /// Puts as much of `pieces`, in order, into the pipe as it has room
+    /// (and slots) for, in one call (at most [`MAX_PIECES`] of them);
+    /// returns how many bytes went in.
+    pub fn load<'a>(&mut self, pieces: impl IntoIterator<Item = Still<'a>>) -> io::Result<usize> {
         use rustix::pipe::{vmsplice, IoSliceRaw, SpliceFlags};
-        let Some(bytes) = copy.as_ref().get(range) else {
-            return Err(io::Error::other("range outside the frozen copy"));
-        };
-        let room = self.capacity.saturating_sub(self.held);
-        if room == 0 || bytes.is_empty() {
+        let mut room = self.capacity.saturating_sub(self.held);
+        let mut slices: [IoSliceRaw<'_>; MAX_PIECES] =
+            std::array::from_fn(|_| IoSliceRaw::from_slice(&[]));
+        let mut count = 0;
+        for piece in pieces.into_iter().take(MAX_PIECES) {
+            if room == 0 {
+                break;
+            }
+            if piece.is_empty() {
+                continue;
+            }
+            let bytes = &piece.0[..piece.0.len().min(room)];
+            room -= bytes.len();
+            slices[count] = IoSliceRaw::from_slice(bytes);
+            count += 1;
+        }
+        if count == 0 {
             return Ok(0);
         }
-        let bytes = &bytes[..bytes.len().min(room)];
         // SAFETY: rustix's contract for vmsplice is that memory which must
         // not be mutated is only passed with the write end of a pipe:
         // `self.write` is that end (made by `pipe_with` above, never
-        // swapped), so the kernel only reads `bytes`, which live for the
+        // swapped), so the kernel only reads the slices, which live for the
         // call. No GIFT flag, so no page-alignment contract applies. What
         // the pipe keeps after the call are references to the pages, not to
-        // our mapping: they stay valid after it is unmapped, and the pages
-        // do not change, because a frozen copy's bytes are never written
-        // again once it exists (see `freeze`), so what reaches the client
-        // is the representation the head announced.
-        let n = unsafe {
-            vmsplice(
-                &self.write,
-                &[IoSliceRaw::from_slice(bytes)],
-                SpliceFlags::NONBLOCK,
-            )
-        }?;
+        // our mappings: they stay valid after those are unmapped, and the
+        // bytes do not change, because a `Still` covers only bytes that are
+        // never written again (a frozen copy's, see `freeze`, or a stamp's),
+        // so what reaches the client is what the outbox queued.
+        let n = unsafe { vmsplice(&self.write, &slices[..count], SpliceFlags::NONBLOCK) }?;
         self.held += n;
         Ok(n)
     }
@@ -863,7 +898,7 @@ mod tests {
         let mut sent = 1000;
         let mut got = Vec::new();
         while sent < 250_000 || pipe.held() > 0 {
-            sent += pipe.load(&copy, sent..250_000).unwrap();
+            sent += pipe.load([copy.still(sent..250_000).unwrap()]).unwrap();
             pipe.unload(a.as_fd(), sent < 250_000).unwrap();
             let mut buf = vec![0u8; 300_000];
             let n = std::io::Read::read(&mut b, &mut buf).unwrap();
@@ -871,6 +906,41 @@ mod tests {
         }
         assert_eq!(pipe.held(), 0);
         assert!(got == copy.as_ref()[1000..250_000]);
-        assert!(pipe.load(&copy, 299_000..300_001).is_err());
+        assert!(copy.still(299_000..300_001).is_none());
+    }
+
+    #[test]
+    fn a_pipe_carries_stamps_between_frozen_ranges_after_both_are_dropped() {
+        let copy = freeze(&(0..=255u8).cycle().take(40_000).collect::<Vec<u8>>()).unwrap();
+        let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let mut pipe = Pipe::new(256 * 1024).unwrap();
+        let (one, two) = (
+            Stamp::new(b"frame one").unwrap(),
+            Stamp::new(b"two").unwrap(),
+        );
+        let pieces = [
+            one.still(),
+            copy.still(0..20_000).unwrap(),
+            two.still(),
+            copy.still(20_000..40_000).unwrap(),
+        ];
+        assert_eq!(pipe.load(pieces).unwrap(), 40_012);
+        // What the pipe holds is not touched by later stamps on the same
+        // page, nor by the stamps and the copy going away.
+        let later: Vec<Stamp> = (0..500).map(|_| Stamp::new(b"LATER").unwrap()).collect();
+        drop((one, two, later));
+        let mut expected = b"frame one".to_vec();
+        expected.extend_from_slice(&copy.as_ref()[..20_000]);
+        expected.extend_from_slice(b"two");
+        expected.extend_from_slice(&copy.as_ref()[20_000..]);
+        drop(copy);
+        let mut got = Vec::new();
+        while pipe.held() > 0 {
+            pipe.unload(a.as_fd(), false).unwrap();
+            let mut buf = vec![0u8; 64 * 1024];
+            let n = std::io::Read::read(&mut b, &mut buf).unwrap();
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert!(got == expected);
     }
 }

@@ -100,10 +100,15 @@ impl Head {
 
 /// Appends a frame header.
 pub fn write_head(buf: &mut Vec<u8>, len: usize, kind: u8, flags: u8, stream: u32) {
+    buf.extend_from_slice(&head(len, kind, flags, stream));
+}
+
+/// A frame header (RFC 9113 §4.1).
+pub fn head(len: usize, kind: u8, flags: u8, stream: u32) -> [u8; HEADER_LEN] {
     debug_assert!(len <= MAX_FRAME_LIMIT as usize);
-    let len = (len as u32).to_be_bytes();
-    buf.extend_from_slice(&[len[1], len[2], len[3], kind, flags]);
-    buf.extend_from_slice(&stream.to_be_bytes());
+    let [_, l0, l1, l2] = (len as u32).to_be_bytes();
+    let [s0, s1, s2, s3] = stream.to_be_bytes();
+    [l0, l1, l2, kind, flags, s0, s1, s2, s3]
 }
 
 /// Rewrites the length of the frame whose header starts at `at` (for a

@@ -245,6 +245,96 @@ fn bodies_cross_small_flow_control_windows_intact() {
     assert!(nghttp_body(&server.url("/large.bin"), "16") == large);
 }
 
+/// Over h2c the frames of frozen bodies longer than 16 KiB ride a pipe,
+/// their headers stamped; requested at once on one connection, the
+/// streams take turns frame by frame, so each pipe load interleaves them,
+/// and a body under the threshold is copied between. Each must arrive
+/// whole, with stream windows that hold many frames and with windows of
+/// one frame, reopened as the client reads.
+#[test]
+fn interleaved_bodies_spliced_over_h2c_arrive_intact() {
+    use crate::observe::{admin_addr, admin_get, metric};
+    let site = TestSite::new();
+    let bodies: Vec<(String, Vec<u8>)> = [16_385usize, 5_000, 100_000, 1_000_000, 300_001]
+        .iter()
+        .enumerate()
+        .map(|(i, &len)| {
+            let body = (0..len).map(|n| (n % (241 + i)) as u8).collect();
+            (format!("/b{i}.bin"), body)
+        })
+        .collect();
+    for (path, body) in &bodies {
+        site.file(&path[1..], body);
+    }
+    let server = Server::start(&site.root, &["--admin", "127.0.0.1:0"]);
+    let admin = admin_addr(&server);
+    let pipes = || metric(&admin_get(admin, "/metrics").1, "tachyon_pipes_open");
+    assert_eq!(pipes(), 0.0, "no body was sent yet");
+    let paths: Vec<&str> = bodies.iter().map(|(p, _)| p.as_str()).collect();
+    for window in [1 << 20, 16_384] {
+        let (got, interleaved) = fetch_at_once(server.addr, &paths, window);
+        assert!(interleaved, "the streams' DATA did not take turns");
+        for ((path, body), got) in bodies.iter().zip(got) {
+            assert!(
+                &got == body,
+                "{path} with {window}-byte windows: {} bytes",
+                got.len()
+            );
+        }
+    }
+    // The workers keep the empty pipes that carried the frames.
+    assert!(pipes() >= 1.0, "no pipe carried a frame over h2c");
+}
+
+/// GETs `paths` on streams 1, 3, 5, ... of one h2c connection whose stream
+/// windows are `window` bytes, each reopened as its DATA is read; returns
+/// each body and whether DATA of one stream came between two of another.
+fn fetch_at_once(addr: SocketAddr, paths: &[&str], window: u32) -> (Vec<Vec<u8>>, bool) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(PREFACE).unwrap();
+    let mut initial_window = vec![0, 4];
+    initial_window.extend_from_slice(&window.to_be_bytes());
+    s.write_all(&frame(SETTINGS, 0, 0, &initial_window))
+        .unwrap();
+    let connection = (window * paths.len() as u32).saturating_sub(65_535);
+    s.write_all(&frame(WINDOW_UPDATE, 0, 0, &connection.to_be_bytes()))
+        .unwrap();
+    for (i, path) in paths.iter().enumerate() {
+        s.write_all(&get_request(1 + 2 * i as u32, path)).unwrap();
+    }
+    let mut bodies = vec![Vec::new(); paths.len()];
+    let (mut ended, mut order) = (0, Vec::new());
+    let (mut buf, mut chunk) = (Vec::new(), vec![0u8; 65_536]);
+    while ended < paths.len() {
+        let mut reopen = Vec::new();
+        take_frames(&mut buf, |kind, flags, stream, payload| {
+            if kind == DATA {
+                bodies[(stream as usize - 1) / 2].extend_from_slice(payload);
+                order.push(stream);
+                if !payload.is_empty() {
+                    let n = (payload.len() as u32).to_be_bytes();
+                    reopen.extend(frame(WINDOW_UPDATE, 0, stream, &n));
+                    reopen.extend(frame(WINDOW_UPDATE, 0, 0, &n));
+                }
+                ended += usize::from(flags & END_STREAM != 0);
+            }
+            false
+        });
+        // A stream that ended takes no WINDOW_UPDATE; the server ignores
+        // one that crosses its end (RFC 9113 §6.9).
+        s.write_all(&reopen).unwrap();
+        if ended < paths.len() {
+            let n = s.read(&mut chunk).expect("the bodies within 10 s");
+            assert!(n > 0, "the connection closed before every body came");
+            buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+    order.dedup();
+    let interleaved = order.len() > paths.len();
+    (bodies, interleaved)
+}
+
 #[test]
 fn many_streams_share_one_connection() {
     let site = TestSite::new();
