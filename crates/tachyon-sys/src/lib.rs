@@ -625,6 +625,7 @@ pub fn release_free_heap() {
 pub struct Still<'a>(&'a [u8]);
 
 impl Still<'_> {
+    /// Bytes it covers.
     pub fn len(&self) -> usize {
         self.0.len()
     }
@@ -637,8 +638,9 @@ impl Still<'_> {
 /// Most pieces one [`Pipe::load`] takes.
 pub const MAX_PIECES: usize = 64;
 
-/// A pipe that carries bytes of frozen copies to sockets without copying
-/// them: `vmsplice` hands the pipe references to the mapping's pages, and
+/// A pipe that carries bytes of frozen copies (and the stamps between
+/// them) to sockets without copying them: `vmsplice` hands the pipe
+/// references to the mappings' pages, and
 /// `splice` hands those on to the socket, which on loopback the reader
 /// copies from. It counts the bytes it holds, which are always a prefix
 /// of what its owner has still to send.
