@@ -656,9 +656,9 @@ mod tests {
         loaded_file("f.bin", &vec![5u8; len])
     }
 
-    /// Sends `len` bytes of `file` after a head through a socket pair;
-    /// whether a pipe carried them.
-    fn sent_through_a_pipe(file: &Arc<Representation>, len: usize) -> bool {
+    /// Flushes `out` whole into a socket pair; what its reader got, and
+    /// the carriers the flush was lent.
+    fn flushed_whole(out: &mut Outbox) -> (Vec<u8>, Carriers) {
         let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
         let a: std::os::fd::OwnedFd = a.into();
         let reader = std::thread::spawn(move || {
@@ -667,13 +667,20 @@ mod tests {
             got
         });
         let mut carriers = Carriers::default();
-        let mut out = Outbox::default();
-        out.buf().extend_from_slice(b"HEAD");
-        out.push_body(file, 0..len as u64, None);
         let flushed = out.flush(&mut Wire::Plain(&a), u64::MAX, &mut carriers);
         assert_eq!(flushed.unwrap().state, Flushed::All);
         drop(a);
-        assert_eq!(reader.join().unwrap().len(), 4 + len);
+        (reader.join().unwrap(), carriers)
+    }
+
+    /// Sends `len` bytes of `file` after a head through a socket pair;
+    /// whether a pipe carried them.
+    fn sent_through_a_pipe(file: &Arc<Representation>, len: usize) -> bool {
+        let mut out = Outbox::default();
+        out.buf().extend_from_slice(b"HEAD");
+        out.push_body(file, 0..len as u64, None);
+        let (got, carriers) = flushed_whole(&mut out);
+        assert_eq!(got.len(), 4 + len);
         // A pipe that carried the body comes back to the worker's idle ones.
         carriers.pipes.idle() == 1
     }
@@ -727,18 +734,8 @@ mod tests {
         out.buf().extend_from_slice(b"PING");
         expected.extend_from_slice(b"PING");
         assert!(!out.push_frozen(&memory(b"heap"), 0..4));
-        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
-        let a: std::os::fd::OwnedFd = a.into();
-        let reader = std::thread::spawn(move || {
-            let mut got = Vec::new();
-            std::io::Read::read_to_end(&mut &b, &mut got).unwrap();
-            got
-        });
-        let mut carriers = Carriers::default();
-        let flushed = out.flush(&mut Wire::Plain(&a), u64::MAX, &mut carriers);
-        assert_eq!(flushed.unwrap().state, Flushed::All);
-        drop(a);
-        assert!(reader.join().unwrap() == expected);
+        let (got, carriers) = flushed_whole(&mut out);
+        assert!(got == expected);
         assert_eq!(carriers.pipes.idle(), 1);
     }
 

@@ -278,22 +278,7 @@ impl Arena {
         let span = len
             .checked_add(HUGE_PAGE)
             .ok_or_else(|| io::Error::other("arena too large"))?;
-        // SAFETY: an anonymous private mapping at an address the kernel
-        // chooses touches no existing memory; the result is checked
-        // before use.
-        let raw = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                span,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if raw == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
+        let raw = map_anonymous(span)?;
         let start = raw as usize;
         let aligned = start.next_multiple_of(HUGE_PAGE);
         let head = aligned - start;
@@ -381,6 +366,28 @@ impl Drop for Arena {
             libc::munmap(self.base.as_ptr().cast(), self.len);
         }
     }
+}
+
+/// Maps `len` bytes of anonymous private memory, readable and writable,
+/// at an address the kernel chooses.
+fn map_anonymous(len: usize) -> io::Result<*mut libc::c_void> {
+    // SAFETY: an anonymous private mapping at an address the kernel
+    // chooses touches no existing memory; the result is checked before it
+    // is returned.
+    let raw = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if raw == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(raw)
 }
 
 /// The arena copies shorter than a huge page are packed into, and how much

@@ -44,22 +44,7 @@ unsafe impl Sync for Page {}
 
 impl Page {
     fn map() -> io::Result<Page> {
-        // SAFETY: an anonymous private mapping at an address the kernel
-        // chooses touches no existing memory; the result is checked
-        // before use.
-        let raw = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                PAGE,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if raw == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
+        let raw = crate::map_anonymous(PAGE)?;
         let base =
             NonNull::new(raw.cast()).ok_or_else(|| io::Error::other("mmap returned null"))?;
         Ok(Page { base })
