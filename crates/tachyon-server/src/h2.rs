@@ -581,7 +581,7 @@ fn pipe_carries(parts: &Parts, len: u64) -> bool {
         Some(Chunk::Body { file, range, .. }) => {
             range.end - range.start >= len
                 && file.len > crate::outbox::COPY_FROZEN_UP_TO
-                && matches!(&file.body, Body::Disk(disk) if disk.is_frozen())
+                && file.frozen_copy().is_some()
         }
         _ => false,
     }

@@ -250,7 +250,7 @@ impl Outbox {
     /// one body go into a pipe together, each one's header a stamp. False
     /// when `body` is not a frozen copy (nothing is appended).
     pub fn push_frozen(&mut self, body: &Arc<Representation>, range: Range<u64>) -> bool {
-        if !matches!(&body.body, Body::Disk(disk) if disk.is_frozen()) {
+        if body.frozen_copy().is_none() {
             return false;
         }
         if !range.is_empty() {
@@ -606,10 +606,7 @@ fn frozen(part: &Part) -> Option<(&tachyon_sys::Frozen, Range<usize>)> {
     else {
         return None;
     };
-    match &body.body {
-        Body::Disk(disk) => Some((disk.frozen_copy()?, *offset as usize..*end as usize)),
-        Body::Memory(_) => None,
-    }
+    Some((body.frozen_copy()?, *offset as usize..*end as usize))
 }
 
 #[cfg(test)]
@@ -689,7 +686,7 @@ mod tests {
     fn a_small_frozen_body_is_copied_with_its_head_and_a_large_one_rides_a_pipe() {
         for (len, piped) in [(16 * 1024, false), (COPY_FROZEN_UP_TO as usize + 1, true)] {
             let (_dir, file) = loaded(len);
-            assert!(matches!(&file.body, Body::Disk(disk) if disk.is_frozen()));
+            assert!(file.frozen_copy().is_some());
             assert_eq!(sent_through_a_pipe(&file, len), piped, "{len} bytes");
         }
     }
@@ -707,7 +704,7 @@ mod tests {
             .expect("a gzip variant");
         let len = gzip.entry.len as usize;
         assert!(len > COPY_FROZEN_UP_TO as usize, "{len} bytes");
-        assert!(matches!(&gzip.entry.body, Body::Disk(disk) if disk.is_frozen()));
+        assert!(gzip.entry.frozen_copy().is_some());
         assert!(sent_through_a_pipe(&gzip.entry, len));
     }
 

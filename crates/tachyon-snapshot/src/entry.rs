@@ -133,6 +133,16 @@ impl Representation {
         }
     }
 
+    /// The body's frozen copy, if it is one: memory never written again,
+    /// which a pipe may carry to a socket.
+    #[inline]
+    pub fn frozen_copy(&self) -> Option<&tachyon_sys::Frozen> {
+        match &self.body {
+            Body::Disk(disk) => disk.frozen_copy(),
+            Body::Memory(_) => None,
+        }
+    }
+
     /// The codings on offer, for negotiation.
     pub fn codings(&self) -> impl Iterator<Item = Coding> + '_ {
         self.encoded.iter().map(|e| e.coding)
