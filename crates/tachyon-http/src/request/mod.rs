@@ -98,6 +98,40 @@ pub struct RequestHead<'a> {
     pub referer: Option<&'a [u8]>,
 }
 
+impl<'a> RequestHead<'a> {
+    /// What the request line says, before any header field is read.
+    #[inline]
+    fn of_line(line: &syntax::RequestLine<'a>) -> RequestHead<'a> {
+        let method = match line.method {
+            b"GET" => Method::Get,
+            b"HEAD" => Method::Head,
+            b"OPTIONS" => Method::Options,
+            _ => Method::Other,
+        };
+        RequestHead {
+            method,
+            raw_method: line.method,
+            raw_target: line.target,
+            version: line.version,
+            head_len: 0,
+            keep_alive: line.version == Version::Http11,
+            body: BodyFraming::None,
+            host: None,
+            if_none_match: None,
+            if_modified_since: None,
+            if_match: None,
+            if_unmodified_since: None,
+            range: None,
+            if_range: None,
+            accept_encoding: None,
+            available_dictionary: None,
+            accept: None,
+            user_agent: None,
+            referer: None,
+        }
+    }
+}
+
 /// The outcome of looking at the bytes received so far.
 // The head is returned by value and lives on the stack for one request;
 // boxing it to shrink `Partial` would cost an allocation per request.
@@ -128,33 +162,7 @@ pub fn parse<'a>(
     let Step::Done(line) = syntax::request_line(input)? else {
         return partial(input, limits);
     };
-    let method = match line.method {
-        b"GET" => Method::Get,
-        b"HEAD" => Method::Head,
-        b"OPTIONS" => Method::Options,
-        _ => Method::Other,
-    };
-    let mut head = RequestHead {
-        method,
-        raw_method: line.method,
-        raw_target: line.target,
-        version: line.version,
-        head_len: 0,
-        keep_alive: line.version == Version::Http11,
-        body: BodyFraming::None,
-        host: None,
-        if_none_match: None,
-        if_modified_since: None,
-        if_match: None,
-        if_unmodified_since: None,
-        range: None,
-        if_range: None,
-        accept_encoding: None,
-        available_dictionary: None,
-        accept: None,
-        user_agent: None,
-        referer: None,
-    };
+    let mut head = RequestHead::of_line(&line);
     // One pass: each field is read and acted on in turn. A field's meaning
     // can be wrong (two Hosts) before a later byte is malformed; syntax is
     // judged first, as a whole, so the first such error waits for the end.
