@@ -662,6 +662,14 @@ pub fn baseline_bin() -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
+/// Whether two binaries are the same build (the same bytes).
+pub fn same_build(a: &Path, b: &Path) -> bool {
+    match (std::fs::read(a), std::fs::read(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// The full path of a program on PATH.
 pub fn which(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -751,5 +759,19 @@ mod tests {
         .unwrap();
         assert!(env.root.is_absolute() && env.run_dir.is_absolute());
         assert!(env.run_dir.ends_with("out") && env.root.ends_with("out/www"));
+    }
+
+    /// An A/B of a build against itself is refused: a copy is the same
+    /// build, a rebuild is not, a missing file is no build.
+    #[test]
+    fn a_copy_is_the_same_build_and_a_rebuild_is_not() {
+        let dir = tachyon_testkit::Scratch::new("same-build");
+        let [built, copy, rebuilt] = ["tachyon", "copy", "rebuilt"].map(|n| dir.join(n));
+        std::fs::write(&built, b"\x7fELF one build").unwrap();
+        std::fs::copy(&built, &copy).unwrap();
+        std::fs::write(&rebuilt, b"\x7fELF another build").unwrap();
+        assert!(same_build(&built, &copy));
+        assert!(!same_build(&built, &rebuilt));
+        assert!(!same_build(&built, &dir.join("missing")));
     }
 }

@@ -12,6 +12,7 @@
 //! Does not own: how requests are sent (`traffic`).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{bail, Context};
 
@@ -67,7 +68,7 @@ pub struct SiteFiles {
 }
 
 /// Makes both sites and their twins under `www` unless already made.
-pub fn generate(www: &Path) -> anyhow::Result<()> {
+pub fn generate(www: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
     let marker = www.join(".real-sites-made");
     if marker.is_file() {
         return Ok(());
@@ -81,7 +82,7 @@ pub fn generate(www: &Path) -> anyhow::Result<()> {
         let twin = www.join(site.dir(true));
         let _ = std::fs::remove_dir_all(&twin);
         copy_tree(&plain, &twin)?;
-        precompress(&twin)?;
+        precompress(&twin, stop)?;
     }
     std::fs::write(marker, "")?;
     Ok(())
@@ -172,7 +173,10 @@ fn compressible(path: &Path) -> bool {
 /// Writes `.gz` (gzip -9), `.br` (brotli 11) and `.zst` (zstd 19) beside
 /// every compressible file under `dir`, as a site owner's build step would,
 /// on every core.
-fn precompress(dir: &Path) -> anyhow::Result<()> {
+/// Writes every compressible file's siblings, on every core; stops
+/// early, with an error, once `stop` is set (the marker is then not
+/// written, so the next run starts again).
+fn precompress(dir: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
     let files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .into_iter()
         .filter_map(Result::ok)
@@ -186,7 +190,10 @@ fn precompress(dir: &Path) -> anyhow::Result<()> {
             .map(|_| {
                 scope.spawn(|| -> anyhow::Result<()> {
                     loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if stop.load(Ordering::Relaxed) {
+                            bail!("interrupted while compressing the real sites");
+                        }
+                        let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(path) = files.get(i) else {
                             return Ok(());
                         };

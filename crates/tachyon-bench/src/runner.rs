@@ -79,7 +79,12 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
         }
         None
     };
-    let env = prepare(opts, &cells)?;
+    let env = prepare(opts, &cells, &interrupted)?;
+    // Preparing (a real site's variants) can take a minute; a stop asked
+    // meanwhile ends the run here, before any server starts.
+    if interrupted.load(Ordering::Relaxed) {
+        bail!("interrupted while preparing the run: nothing was measured");
+    }
     let mut servers = Vec::new();
     for &peer in &opts.servers {
         let server = Running::start(peer, &env)?;
@@ -165,7 +170,7 @@ fn read_previous(path: &Path, servers: &[Peer]) -> anyhow::Result<Results> {
 
 /// The sites, scripts and binaries every server needs, checked before
 /// anything starts.
-fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
+fn prepare(opts: &RunOptions, cells: &[Cell], interrupted: &AtomicBool) -> anyhow::Result<Env> {
     let www = opts.out.join("www");
     let run_dir = opts.out.join("run");
     crate::peers::scratch_dir(&run_dir)?;
@@ -179,7 +184,7 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
     crate::site::generate(&www)?;
     let real = cells.iter().any(|c| c.traffic.is_some());
     if real {
-        crate::realsite::generate(&www)?;
+        crate::realsite::generate(&www, interrupted)?;
     }
     crate::site::generate_small(&opts.out.join("www-small"))?;
     for script in [suites::Script::FabRandom, suites::Script::Pipeline16] {
@@ -200,7 +205,18 @@ fn prepare(opts: &RunOptions, cells: &[Cell]) -> anyhow::Result<Env> {
         );
     }
     if opts.servers.contains(&Peer::TachyonBaseline) {
-        crate::peers::baseline_bin()?;
+        let baseline = crate::peers::baseline_bin()?;
+        // A build against itself measures nothing, and looks like a
+        // result: most often a copied tachyon-bench whose neighbour is the
+        // baseline (tachyon is the binary beside tachyon-bench).
+        if wants_tachyon && crate::peers::same_build(&tachyon_bin, &baseline) {
+            bail!(
+                "tachyon ({}) and tachyon-baseline (TACHYON_BASELINE={}) are the same build: \
+                 run the tachyon-bench beside the build to measure",
+                tachyon_bin.display(),
+                baseline.display()
+            );
+        }
     }
     for peer in &opts.servers {
         if peer.is_external() && peer.executable().is_none() {
