@@ -67,7 +67,8 @@ pub struct SiteFiles {
     pub page_bytes: u64,
 }
 
-/// Makes both sites and their twins under `www` unless already made.
+/// Makes both sites and their twins under `www` unless already made;
+/// an error once `stop` is set while their variants are compressed.
 pub fn generate(www: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
     let marker = www.join(".real-sites-made");
     if marker.is_file() {
@@ -172,10 +173,8 @@ fn compressible(path: &Path) -> bool {
 
 /// Writes `.gz` (gzip -9), `.br` (brotli 11) and `.zst` (zstd 19) beside
 /// every compressible file under `dir`, as a site owner's build step would,
-/// on every core.
-/// Writes every compressible file's siblings, on every core; stops
-/// early, with an error, once `stop` is set (the marker is then not
-/// written, so the next run starts again).
+/// on every core. Stops early, with an error, once `stop` is set (the
+/// marker is then not written, so the next run starts again).
 fn precompress(dir: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
     let files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .into_iter()
