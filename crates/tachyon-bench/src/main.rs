@@ -223,9 +223,9 @@ struct RunArgs {
     /// Print the cells and how long they would take; run nothing
     #[arg(long, conflicts_with = "resume")]
     plan: bool,
-    /// Only the cells whose label contains one of these, comma-separated
-    /// (e.g. `--cells "64k c1 m100,64k c32 m100"`): a targeted re-measure
-    /// of a few cells of a suite
+    /// Only these cells, comma-separated: a whole label names that cell
+    /// alone, a part of one every cell containing it (e.g. `--cells
+    /// "64k c1 m10,close"`): a targeted re-measure of a few cells
     #[arg(long, value_delimiter = ',')]
     cells: Vec<String>,
     /// The system's TCP congestion control for the run (e.g. `cubic`,

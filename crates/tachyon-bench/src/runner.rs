@@ -139,11 +139,8 @@ fn cells_of(opts: &RunOptions) -> anyhow::Result<Vec<Cell>> {
         cells.extend(suites::cells(suite, opts.quick, cores)?);
     }
     if !opts.only.is_empty() {
-        cells.retain(|cell| {
-            opts.only
-                .iter()
-                .any(|want| cell.label.contains(want.as_str()))
-        });
+        let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
+        cells.retain(|cell| asked_for(&cell.label, &opts.only, &labels));
         anyhow::ensure!(
             !cells.is_empty(),
             "--cells {:?} matches no cell of these suites (--plan lists them)",
@@ -156,6 +153,19 @@ fn cells_of(opts: &RunOptions) -> anyhow::Result<Vec<Cell>> {
         }
     }
     Ok(cells)
+}
+
+/// Whether `--cells` asks for the cell labelled `label`: a whole label
+/// names that cell alone (`64k c1 m10`, not `64k c1 m100` too), a part
+/// of one every cell that contains it (`64k c1`).
+fn asked_for(label: &str, wanted: &[String], labels: &[String]) -> bool {
+    wanted.iter().any(|want| {
+        if labels.contains(want) {
+            label == want
+        } else {
+            label.contains(want.as_str())
+        }
+    })
 }
 
 /// The results file of the run being resumed, checked to be of the same setup.
@@ -885,6 +895,26 @@ pub fn default_out() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_whole_label_asks_for_its_cell_alone_and_a_part_for_every_cell_with_it() {
+        let labels: Vec<String> = ["64k c1 m10", "64k c1 m100", "64k c32 m10", "1k c1 m10"]
+            .map(String::from)
+            .to_vec();
+        let picked = |wanted: &[&str]| -> Vec<&str> {
+            let wanted: Vec<String> = wanted.iter().map(|w| w.to_string()).collect();
+            let picked = labels.iter().filter(|l| asked_for(l, &wanted, &labels));
+            picked.map(String::as_str).collect()
+        };
+        assert_eq!(picked(&["64k c1 m10"]), ["64k c1 m10"]);
+        assert_eq!(picked(&["64k c1"]), ["64k c1 m10", "64k c1 m100"]);
+        assert_eq!(
+            picked(&["c1 m10"]),
+            ["64k c1 m10", "64k c1 m100", "1k c1 m10"]
+        );
+        assert_eq!(picked(&["1k c1 m10", "m100"]), ["64k c1 m100", "1k c1 m10"]);
+        assert!(picked(&["2k"]).is_empty());
+    }
     use crate::results::Machine;
 
     fn row(cell: &Cell, server: Peer, round: u32) -> Row {
