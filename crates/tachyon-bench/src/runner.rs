@@ -38,7 +38,7 @@ pub struct RunOptions {
     pub resume: bool,
     /// Print the cells and the expected duration, run nothing.
     pub plan: bool,
-    /// When not empty, only the cells whose label contains one of these.
+    /// When not empty, only the cells these ask for (see `asked_for`).
     pub only: Vec<String>,
     /// The system's TCP congestion control for the run (`congestion`).
     pub congestion: Option<String>,
@@ -895,6 +895,17 @@ pub fn default_out() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::Machine;
+
+    fn row(cell: &Cell, server: Peer, round: u32) -> Row {
+        Row {
+            suite: cell.suite,
+            cell: cell.label.clone(),
+            server: server.name().into(),
+            round,
+            ..Row::default()
+        }
+    }
 
     #[test]
     fn a_whole_label_asks_for_its_cell_alone_and_a_part_for_every_cell_with_it() {
@@ -915,18 +926,6 @@ mod tests {
         assert_eq!(picked(&["1k c1 m10", "m100"]), ["64k c1 m100", "1k c1 m10"]);
         assert!(picked(&["2k"]).is_empty());
     }
-    use crate::results::Machine;
-
-    fn row(cell: &Cell, server: Peer, round: u32) -> Row {
-        Row {
-            suite: cell.suite,
-            cell: cell.label.clone(),
-            server: server.name().into(),
-            round,
-            ..Row::default()
-        }
-    }
-
     #[test]
     fn a_command_line_prints_as_a_shell_would_take_it_back() {
         let words = |a: &[&str]| shell_words(a);
