@@ -86,15 +86,7 @@ pub fn write<C: Carrier>(reply: Reply<'_>, exchange: &Exchange<'_>, carrier: &mu
             head.finish(exchange);
         }
         Reply::ToHttps { host, port, target } => {
-            let mut digits = itoa::Buffer::new();
-            let (colon, port): (&[u8], &[u8]) = match port {
-                Some(port) => (b":", digits.format(port).as_bytes()),
-                None => (b"", b""),
-            };
-            let mut head = Head::<C::Dialect>::start(carrier.head(), Status::PermanentRedirect);
-            head.field_parts(&Name::Location, &[b"https://", host, colon, port, target])
-                .content_length(0);
-            head.finish(exchange);
+            to_https(host, port, target, exchange, carrier);
         }
         Reply::NotFoundPage(page) => {
             let mut head = Head::<C::Dialect>::start(carrier.head(), Status::NotFound);
@@ -122,6 +114,25 @@ pub fn write<C: Carrier>(reply: Reply<'_>, exchange: &Exchange<'_>, carrier: &mu
         // stream: its framing is not in doubt.
         Reply::Rejected(e) => error(e.status(), exchange, carrier),
     }
+}
+
+/// A 308 to the same target over HTTPS, on `port` when not 443.
+fn to_https<C: Carrier>(
+    host: &[u8],
+    port: Option<u16>,
+    target: &[u8],
+    exchange: &Exchange<'_>,
+    carrier: &mut C,
+) {
+    let mut digits = itoa::Buffer::new();
+    let (colon, port): (&[u8], &[u8]) = match port {
+        Some(port) => (b":", digits.format(port).as_bytes()),
+        None => (b"", b""),
+    };
+    let mut head = Head::<C::Dialect>::start(carrier.head(), Status::PermanentRedirect);
+    head.field_parts(&Name::Location, &[b"https://", host, colon, port, target])
+        .content_length(0);
+    head.finish(exchange);
 }
 
 fn error<C: Carrier>(status: Status, exchange: &Exchange<'_>, carrier: &mut C) {

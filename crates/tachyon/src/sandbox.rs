@@ -55,26 +55,8 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
     let read_exec = AccessFs::from_read(ABI_WANTED);
     let file_read: BitFlags<AccessFs> = AccessFs::ReadFile.into();
 
-    let roots: Vec<&Path> = std::iter::once(settings.root.as_path())
-        .chain(settings.hosts.iter().map(|h| h.root.as_path()))
-        .collect();
-    // A rule names the inode its path leads to: a root that is a symlink
-    // (`current -> releases/v2`) grants the release it points to, never
-    // the folder holding the link and every other release beside it.
-    let mut readable: Vec<PathBuf> = roots.iter().map(|r| r.to_path_buf()).collect();
-    readable.extend(outside_targets(settings));
-    readable.extend(settings.config_file.iter().cloned());
-    readable.extend(certificate_folders(settings));
-    // The fd limit's estimate reads /proc/self/fd.
-    readable.push("/proc/self".into());
-
-    let mut executable: Vec<PathBuf> = ["/usr/lib", "/usr/lib64", "/lib", "/lib64"]
-        .iter()
-        .map(PathBuf::from)
-        .collect();
-    // The folder, not the file: an upgrade installs the new binary by
-    // rename, a new inode a rule on the old file would not cover.
-    executable.extend(std::env::current_exe().ok().map(|exe| folder_of(&exe)));
+    let readable = readable_paths(settings);
+    let executable = executable_paths();
 
     let mut files: Vec<PathBuf> = vec!["/etc/ld.so.cache".into()];
     if settings.user.is_some() {
@@ -82,15 +64,7 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
         files.extend(["/etc/passwd", "/etc/group", "/etc/nsswitch.conf"].map(PathBuf::from));
     }
 
-    let mut log_folder: Vec<PathBuf> = match &settings.log.access {
-        Some(Target::File(path)) => vec![folder_of(path)],
-        _ => Vec::new(),
-    };
-    // SSLKEYLOGFILE: TLS secrets for a debugger (rustls's KeyLogFile),
-    // written only when the operator names the file.
-    if let Some(path) = std::env::var_os("SSLKEYLOGFILE").filter(|p| !p.is_empty()) {
-        log_folder.push(folder_of(Path::new(&path)));
-    }
+    let log_folder = log_folders(settings);
     let log_rights = AccessFs::WriteFile | AccessFs::MakeReg | AccessFs::Truncate;
     // The variants kept across restarts, and the dictionary versions, in a
     // folder per root made when the root is first loaded (MakeDir).
@@ -131,6 +105,52 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
         RulesetStatus::PartiallyEnforced => Confinement::Partial,
         RulesetStatus::NotEnforced => Confinement::None,
     })
+}
+
+/// What the process reads: the roots, the targets of their symlinks
+/// outside them, the config file, the certificates.
+fn readable_paths(settings: &Settings) -> Vec<PathBuf> {
+    let roots: Vec<&Path> = std::iter::once(settings.root.as_path())
+        .chain(settings.hosts.iter().map(|h| h.root.as_path()))
+        .collect();
+    // A rule names the inode its path leads to: a root that is a symlink
+    // (`current -> releases/v2`) grants the release it points to, never
+    // the folder holding the link and every other release beside it.
+    let mut readable: Vec<PathBuf> = roots.iter().map(|r| r.to_path_buf()).collect();
+    readable.extend(outside_targets(settings));
+    readable.extend(settings.config_file.iter().cloned());
+    readable.extend(certificate_folders(settings));
+    // The fd limit's estimate reads /proc/self/fd.
+    readable.push("/proc/self".into());
+    readable
+}
+
+/// What the process maps to run: the shared libraries, and its own binary
+/// for an upgrade.
+fn executable_paths() -> Vec<PathBuf> {
+    let mut executable: Vec<PathBuf> = ["/usr/lib", "/usr/lib64", "/lib", "/lib64"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    // The folder, not the file: an upgrade installs the new binary by
+    // rename, a new inode a rule on the old file would not cover.
+    executable.extend(std::env::current_exe().ok().map(|exe| folder_of(&exe)));
+    executable
+}
+
+/// Where the process writes logs: the access log's folder, and the TLS
+/// key log's.
+fn log_folders(settings: &Settings) -> Vec<PathBuf> {
+    let mut log_folder: Vec<PathBuf> = match &settings.log.access {
+        Some(Target::File(path)) => vec![folder_of(path)],
+        _ => Vec::new(),
+    };
+    // SSLKEYLOGFILE: TLS secrets for a debugger (rustls's KeyLogFile),
+    // written only when the operator names the file.
+    if let Some(path) = std::env::var_os("SSLKEYLOGFILE").filter(|p| !p.is_empty()) {
+        log_folder.push(folder_of(Path::new(&path)));
+    }
+    log_folder
 }
 
 /// Where a root's symlinks lead outside it at start (a file or a whole

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context};
 use instant_acme::{
-    Account, AuthorizationStatus, ChallengeType, Identifier, NewOrder, OrderStatus, RetryPolicy,
+    Account, AuthorizationStatus, ChallengeType, Identifier, KeyAuthorization, NewOrder,
+    OrderStatus, RetryPolicy,
 };
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tachyon::config::{AcmeSettings, Challenge};
@@ -71,18 +72,12 @@ pub async fn run(
             .challenge(wanted.clone())
             .ok_or_else(|| anyhow!("the CA offers no {} challenge", challenge_type.name()))?;
         let name = challenge.identifier().to_string();
-        let key_authorization = challenge.key_authorization();
-        match challenge_type {
-            Challenge::TlsAlpn01 => {
-                let (key, pem) =
-                    validation_certificate(&name, key_authorization.digest().as_ref())?;
-                shown.show_tls_alpn(&name, key, &pem);
-            }
-            Challenge::Http01 => {
-                let token = challenge.token.clone();
-                shown.show_http(&token, key_authorization.as_str());
-            }
-        }
+        shown.show(
+            challenge_type,
+            &name,
+            &challenge.token,
+            &challenge.key_authorization(),
+        )?;
         crate::say(&format!(
             "acme: answering the {} challenge for {name}",
             challenge_type.name()
@@ -92,19 +87,7 @@ pub async fn run(
             .await
             .with_context(|| format!("asking the CA to validate {name}"))?;
     }
-    let status = match order.poll_ready(&VALIDATION).await {
-        Ok(status) => status,
-        Err(instant_acme::Error::Api(problem)) => {
-            bail!(
-                "the CA could not validate {}: {problem}",
-                settings.domains.join(", ")
-            )
-        }
-        Err(e) => return Err(e).context("waiting for the CA to validate"),
-    };
-    if status != OrderStatus::Ready {
-        bail!("{}", why_invalid(&mut order).await);
-    }
+    validated(&mut order, &settings.domains).await?;
     drop(shown);
     let (csr, key_pem) = request(&settings.domains)?;
     order
@@ -116,6 +99,22 @@ pub async fn run(
         .await
         .context("downloading the certificate")?;
     Ok(Issued { chain_pem, key_pem })
+}
+
+/// Waits for the CA to validate every name of `order`; an error gives the
+/// CA's reason.
+async fn validated(order: &mut instant_acme::Order, names: &[String]) -> anyhow::Result<()> {
+    let status = match order.poll_ready(&VALIDATION).await {
+        Ok(status) => status,
+        Err(instant_acme::Error::Api(problem)) => {
+            bail!("the CA could not validate {}: {problem}", names.join(", "))
+        }
+        Err(e) => return Err(e).context("waiting for the CA to validate"),
+    };
+    if status != OrderStatus::Ready {
+        bail!("{}", why_invalid(order).await);
+    }
+    Ok(())
 }
 
 /// The CA's own words on why an order's validation failed: each failed
@@ -175,6 +174,26 @@ struct Shown {
 }
 
 impl Shown {
+    /// Puts the answer to `name`'s challenge of this type on show: a
+    /// validation certificate for TLS-ALPN-01, the key authorization at
+    /// `token` for HTTP-01.
+    fn show(
+        &mut self,
+        challenge_type: Challenge,
+        name: &str,
+        token: &str,
+        key_authorization: &KeyAuthorization,
+    ) -> anyhow::Result<()> {
+        match challenge_type {
+            Challenge::TlsAlpn01 => {
+                let (key, pem) = validation_certificate(name, key_authorization.digest().as_ref())?;
+                self.show_tls_alpn(name, key, &pem);
+            }
+            Challenge::Http01 => self.show_http(token, key_authorization.as_str()),
+        }
+        Ok(())
+    }
+
     fn show_tls_alpn(&mut self, name: &str, key: Arc<rustls::sign::CertifiedKey>, pem: &str) {
         self.challenges.show_tls_alpn(name, key, pem);
         self.names.push(name.to_string());

@@ -634,26 +634,7 @@ pub(super) fn virtual_hosts(
 pub(super) fn limits(args: &Args, config: &ConfigFile) -> anyhow::Result<Limits> {
     let file: &FileLimits = &config.limits;
     let defaults = Limits::default();
-    let head = HeadLimits {
-        max_head_bytes: size(
-            args.max_head_bytes.as_ref(),
-            file.max_head_bytes.as_ref(),
-            "limits.max_head_bytes",
-            defaults.head.max_head_bytes as u64,
-        )? as usize,
-        max_target_bytes: size(
-            None,
-            file.max_target_bytes.as_ref(),
-            "limits.max_target_bytes",
-            defaults.head.max_target_bytes as u64,
-        )? as usize,
-    };
-    if head.max_head_bytes < 256 {
-        bail!(
-            "limits.max_head_bytes: {} is too small to hold a request (at least 256)",
-            head.max_head_bytes
-        );
-    }
+    let head = head_limits(args, file, &defaults.head)?;
     let timeout = |cli: &Option<String>, file: &Option<String>, key: &str, default| {
         duration(
             cli.as_ref(),
@@ -705,19 +686,55 @@ pub(super) fn limits(args: &Args, config: &ConfigFile) -> anyhow::Result<Limits>
         },
         h3: match args.no_h3 || config.http3 == Some(false) {
             true => None,
-            false => Some(tachyon_server::H3Limits {
-                retry_above: args
-                    .quic_retry_above
-                    .or(file.quic_retry_above)
-                    .unwrap_or(tachyon_server::H3Limits::default().retry_above),
-                ..tachyon_server::H3Limits::default()
-            }),
+            false => Some(h3_limits(args, file)),
         },
     };
     if limits.max_connections == 0 {
         bail!("limits.max_connections: must be at least 1");
     }
     Ok(limits)
+}
+
+/// How long a request's head and target may be: `--max-head-bytes` and
+/// `limits.max_head_bytes`, `limits.max_target_bytes`.
+fn head_limits(
+    args: &Args,
+    file: &FileLimits,
+    defaults: &HeadLimits,
+) -> anyhow::Result<HeadLimits> {
+    let head = HeadLimits {
+        max_head_bytes: size(
+            args.max_head_bytes.as_ref(),
+            file.max_head_bytes.as_ref(),
+            "limits.max_head_bytes",
+            defaults.max_head_bytes as u64,
+        )? as usize,
+        max_target_bytes: size(
+            None,
+            file.max_target_bytes.as_ref(),
+            "limits.max_target_bytes",
+            defaults.max_target_bytes as u64,
+        )? as usize,
+    };
+    if head.max_head_bytes < 256 {
+        bail!(
+            "limits.max_head_bytes: {} is too small to hold a request (at least 256)",
+            head.max_head_bytes
+        );
+    }
+    Ok(head)
+}
+
+/// HTTP/3's limits, with `--quic-retry-above` or `limits.quic_retry_above`.
+fn h3_limits(args: &Args, file: &FileLimits) -> tachyon_server::H3Limits {
+    let defaults = tachyon_server::H3Limits::default();
+    tachyon_server::H3Limits {
+        retry_above: args
+            .quic_retry_above
+            .or(file.quic_retry_above)
+            .unwrap_or(defaults.retry_above),
+        ..defaults
+    }
 }
 
 /// A site path option (`/index.html`): must start with `/`.

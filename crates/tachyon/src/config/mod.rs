@@ -253,30 +253,30 @@ impl Settings {
     /// The effective configuration, in the config file's own format, with
     /// every key present.
     pub fn to_toml(&self) -> String {
-        let l = &self.limits;
+        let load = &self.load;
         let file = ConfigFile {
             root: Some(self.root.clone()),
             listen: Some(self.listen.iter().map(ToString::to_string).collect()),
             threads: Some(self.threads),
             cpu_affinity: Some(self.cpu_affinity),
-            max_memory: Some(format_size(self.load.max_memory)),
-            max_file_in_memory: Some(format_size(self.load.max_file_in_memory)),
-            index_files: Some(self.load.index_files.clone()),
-            serve_dotfiles: Some(self.load.serve_dotfiles),
-            symlinks: Some(self.load.symlinks.name().to_string()),
+            max_memory: Some(format_size(load.max_memory)),
+            max_file_in_memory: Some(format_size(load.max_file_in_memory)),
+            index_files: Some(load.index_files.clone()),
+            serve_dotfiles: Some(load.serve_dotfiles),
+            symlinks: Some(load.symlinks.name().to_string()),
             follow_outside_symlinks: None,
-            sendfile: Some(self.load.sendfile),
-            http2: Some(l.h2.is_some()),
-            http3: Some(l.h3.is_some()),
+            sendfile: Some(load.sendfile),
+            http2: Some(self.limits.h2.is_some()),
+            http3: Some(self.limits.h3.is_some()),
             loopback_congestion: Some(
                 self.loopback_congestion
                     .clone()
                     .unwrap_or_else(|| "system".to_string()),
             ),
-            listing: Some(self.load.listing),
-            clean_urls: Some(self.load.clean_urls),
-            fallback: self.load.fallback.clone(),
-            not_found_page: self.load.not_found_page.clone(),
+            listing: Some(load.listing),
+            clean_urls: Some(load.clean_urls),
+            fallback: load.fallback.clone(),
+            not_found_page: load.not_found_page.clone(),
             cors: self.cors.clone(),
             watch: Some(self.watch),
             cache_dir: Some(
@@ -289,80 +289,103 @@ impl Settings {
             admin: self.admin.map(|a| a.to_string()),
             user: self.user.clone(),
             sandbox: Some(self.sandbox),
-            log: FileLog {
-                access: self.log.access.as_ref().map(|t| match t {
-                    Target::Stdout => "-".to_string(),
-                    Target::File(path) => path.display().to_string(),
-                }),
-                format: Some(
-                    match self.log.format {
-                        Format::Combined => "combined",
-                        Format::Json => "json",
-                    }
-                    .to_string(),
-                ),
-                json: Some(self.log.json),
-            },
-            compression: FileCompression {
-                codings: Some(
-                    self.load
-                        .compression
-                        .codings
-                        .iter()
-                        .map(|c| c.token().to_string())
-                        .collect(),
-                ),
-                min_size: Some(format_size(self.load.compression.min_size)),
-            },
+            log: log_section(&self.log),
+            compression: compression_section(load),
             dictionaries: FileDictionaries {
-                enabled: Some(self.load.dictionaries.enabled),
-                keep_versions: Some(self.load.dictionaries.keep_versions),
-                keep_size: Some(format_size(self.load.dictionaries.keep_bytes)),
+                enabled: Some(load.dictionaries.enabled),
+                keep_versions: Some(load.dictionaries.keep_versions),
+                keep_size: Some(format_size(load.dictionaries.keep_bytes)),
             },
-            limits: FileLimits {
-                header_timeout: Some(format_duration(l.header_timeout)),
-                idle_timeout: Some(format_duration(l.idle_timeout)),
-                send_timeout: Some(format_duration(l.send_timeout)),
-                drain_timeout: Some(format_duration(l.drain_timeout)),
-                max_connections: Some(l.max_connections),
-                max_head_bytes: Some(format_size(l.head.max_head_bytes as u64)),
-                max_target_bytes: Some(format_size(l.head.max_target_bytes as u64)),
-                max_discard_body: Some(format_size(l.max_discard_body)),
-                quic_retry_above: l.h3.as_ref().map(|h3| h3.retry_above),
-            },
-            tls: self.tls.as_ref().map_or_else(FileTls::default, |tls| {
-                let files = match &tls.identity {
-                    Identity::Files(files) => Some(files),
-                    _ => None,
-                };
-                FileTls {
-                    listen: Some(tls.listen.iter().map(ToString::to_string).collect()),
-                    cert: files.map(|f| f.cert.clone()),
-                    key: files.map(|f| f.key.clone()),
-                    self_signed: Some(tls.identity == Identity::SelfSigned),
-                    redirect_https: Some(tls.redirect_https),
-                    hsts: tls.hsts.map(format_duration),
-                }
-            }),
+            limits: limits_section(&self.limits),
+            tls: self.tls.as_ref().map_or_else(FileTls::default, tls_section),
             acme: self
                 .acme
                 .as_ref()
-                .map_or_else(FileAcme::default, |acme| FileAcme {
-                    enabled: Some(true),
-                    domains: Some(acme.domains.clone()),
-                    email: acme.email.clone(),
-                    directory: Some(acme.directory.clone()),
-                    staging: None,
-                    ca_root: acme.ca_root.clone(),
-                    dir: Some(acme.dir.clone()),
-                    challenge: Some(acme.challenge.name().to_string()),
-                }),
+                .map_or_else(FileAcme::default, acme_section),
             headers: self.headers.clone(),
             redirects: self.redirects.clone(),
             hosts: self.file_hosts.clone(),
         };
         toml::to_string(&file)
             .unwrap_or_else(|e| format!("# cannot print the configuration: {e}\n"))
+    }
+}
+
+/// `[log]` as [`Settings::to_toml`] prints it.
+fn log_section(log: &LogSettings) -> FileLog {
+    let format = match log.format {
+        Format::Combined => "combined",
+        Format::Json => "json",
+    };
+    FileLog {
+        access: log.access.as_ref().map(|t| match t {
+            Target::Stdout => "-".to_string(),
+            Target::File(path) => path.display().to_string(),
+        }),
+        format: Some(format.to_string()),
+        json: Some(log.json),
+    }
+}
+
+/// `[compression]` as [`Settings::to_toml`] prints it.
+fn compression_section(load: &LoadOptions) -> FileCompression {
+    let compression = &load.compression;
+    FileCompression {
+        codings: Some(
+            compression
+                .codings
+                .iter()
+                .map(|c| c.token().to_string())
+                .collect(),
+        ),
+        min_size: Some(format_size(compression.min_size)),
+    }
+}
+
+/// `[limits]` as [`Settings::to_toml`] prints it.
+fn limits_section(l: &Limits) -> FileLimits {
+    FileLimits {
+        header_timeout: Some(format_duration(l.header_timeout)),
+        idle_timeout: Some(format_duration(l.idle_timeout)),
+        send_timeout: Some(format_duration(l.send_timeout)),
+        drain_timeout: Some(format_duration(l.drain_timeout)),
+        max_connections: Some(l.max_connections),
+        max_head_bytes: Some(format_size(l.head.max_head_bytes as u64)),
+        max_target_bytes: Some(format_size(l.head.max_target_bytes as u64)),
+        max_discard_body: Some(format_size(l.max_discard_body)),
+        quic_retry_above: l.h3.as_ref().map(|h3| h3.retry_above),
+    }
+}
+
+/// `[tls]` as [`Settings::to_toml`] prints it: the certificate files only
+/// when they are given ones, not ACME's.
+fn tls_section(tls: &TlsSettings) -> FileTls {
+    let files = match &tls.identity {
+        Identity::Files(files) => Some(files),
+        _ => None,
+    };
+    FileTls {
+        listen: Some(tls.listen.iter().map(ToString::to_string).collect()),
+        cert: files.map(|f| f.cert.clone()),
+        key: files.map(|f| f.key.clone()),
+        self_signed: Some(tls.identity == Identity::SelfSigned),
+        redirect_https: Some(tls.redirect_https),
+        hsts: tls.hsts.map(format_duration),
+    }
+}
+
+/// `[acme]` as [`Settings::to_toml`] prints it; `staging` is folded into
+/// the directory it chose.
+fn acme_section(acme: &AcmeSettings) -> FileAcme {
+    FileAcme {
+        enabled: Some(true),
+        domains: Some(acme.domains.clone()),
+        email: acme.email.clone(),
+        directory: Some(acme.directory.clone()),
+        staging: None,
+        ca_root: acme.ca_root.clone(),
+        dir: Some(acme.dir.clone()),
+        challenge: Some(acme.challenge.name().to_string()),
     }
 }
 
