@@ -2,7 +2,7 @@
 # 10 MiB, wrk -t1 -c8: tachyon with and without the raised unsent bound
 # (one build, TACHYON_NO_BOOST), and nginx mainline; per response: server
 # CPU µs, TCP segments and pure ACKs (the host's, both directions)
-T=/tmp/noboost-target/release/tachyon
+T=${TACHYON:-/tmp/noboost-target/release/tachyon}  # a build with the diff this script measures
 NG=/root/.cache/tachyon-bench/peers/nginx-1.31.4/sbin/nginx
 $T /tmp/large10/www --threads 2 --loopback-congestion system --cache-dir off --listing --quiet --listen 127.0.0.1:38140 > /dev/null 2>&1 &
 A=$!
