@@ -926,6 +926,7 @@ mod tests {
         assert_eq!(picked(&["1k c1 m10", "m100"]), ["64k c1 m100", "1k c1 m10"]);
         assert!(picked(&["2k"]).is_empty());
     }
+
     #[test]
     fn a_command_line_prints_as_a_shell_would_take_it_back() {
         let words = |a: &[&str]| shell_words(a);

@@ -648,8 +648,9 @@ pub const MAX_PIECES: usize = 64;
 /// A pipe that carries bytes of frozen copies (and the stamps between
 /// them) to sockets without copying them: `vmsplice` hands the pipe
 /// references to the mappings' pages, and `splice` hands those on to the
-/// socket, which on loopback the reader copies from. It counts the bytes it holds, which are always a prefix
-/// of what its owner has still to send.
+/// socket, which on loopback the reader copies from. It counts the bytes
+/// it holds, which are always a prefix of what its owner has still to
+/// send.
 ///
 /// Why not `sendfile` from the memory: it reads shmem pages through
 /// `shmem_file_splice_read`, one lookup and lock per 4 KiB page; from the

@@ -110,13 +110,12 @@ pub fn confine(settings: &Settings) -> anyhow::Result<Confinement> {
 /// What the process reads: the roots, the targets of their symlinks
 /// outside them, the config file, the certificates.
 fn readable_paths(settings: &Settings) -> Vec<PathBuf> {
-    let roots: Vec<&Path> = std::iter::once(settings.root.as_path())
-        .chain(settings.hosts.iter().map(|h| h.root.as_path()))
-        .collect();
     // A rule names the inode its path leads to: a root that is a symlink
     // (`current -> releases/v2`) grants the release it points to, never
     // the folder holding the link and every other release beside it.
-    let mut readable: Vec<PathBuf> = roots.iter().map(|r| r.to_path_buf()).collect();
+    let mut readable: Vec<PathBuf> = std::iter::once(settings.root.clone())
+        .chain(settings.hosts.iter().map(|h| h.root.clone()))
+        .collect();
     readable.extend(outside_targets(settings));
     readable.extend(settings.config_file.iter().cloned());
     readable.extend(certificate_folders(settings));
