@@ -20,7 +20,7 @@ use crate::suites::Suite;
 /// HTML alike).
 const MEDIANS: &str = "Medians over ok rounds, (min–max) when rounds differ.";
 /// What the ratio and client columns mean.
-const RATIOS: &str = "× columns compare requests per server CPU-second. Client CPU is the load client's, in % of one core: near 100% for a single-threaded client (ab, wrk -t1), req/s is the client's limit, and the servers' raw rates rank the client, not them. ≈ after a ratio to the best peer: the two servers' rounds overlap, so the cell does not separate them.";
+const RATIOS: &str = "× columns compare requests per server CPU-second. Client CPU is the load client's, in % of one core: near 100% for a single-threaded client (ab, wrk -t1), req/s is the client's limit, and the servers' raw rates rank the client, not them. µs server+client CPU counts the load client's CPU too: on loopback a server that leaves more unsent bytes in its sockets has the client's acknowledgements do more of its sending, cheaper for the server, not for the machine. ≈ after a ratio to the best peer: the two servers' rounds overlap, so the cell does not separate them.";
 
 struct Table {
     caption: String,
@@ -682,6 +682,16 @@ pub fn best_peer<'c>(
 /// Throughput, cost and latency under a load client; some columns only
 /// where they mean something (large files, open loop, seed 003's p90 goal,
 /// compressed responses).
+/// A rate per CPU-second as µs of CPU a request (the slowest round's
+/// rate gives the dearest request).
+fn per_request(rate: Stat) -> Stat {
+    Stat {
+        median: 1e6 / rate.median,
+        min: 1e6 / rate.max,
+        max: 1e6 / rate.min,
+    }
+}
+
 fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec<Column<'c>> {
     let eff = move |s: &str| cell.metric(s, |r| r.req_per_server_cpu_s());
     let bytes = move |s: &str| cell.metric(s, |r| r.bytes_per_server_cpu_s());
@@ -711,12 +721,7 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
             fmt_stat(eff(server), human)
         }),
         column("µs server CPU / req", move |server, _| {
-            let per_request = eff(server).map(|s| Stat {
-                median: 1e6 / s.median,
-                min: 1e6 / s.max,
-                max: 1e6 / s.min,
-            });
-            fmt_stat(per_request, |v| format!("{v:.1}"))
+            fmt_stat(eff(server).map(per_request), |v| format!("{v:.1}"))
         }),
         column("× best peer", move |server, _| {
             let (mine, best) = (eff(server), best_peer(cell, eff).map(|(_, stat)| stat));
@@ -753,6 +758,10 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
             fmt_stat(cell.metric(server, |r| r.client_core_share()), |v| {
                 format!("{:.0}%", v * 100.0)
             })
+        }),
+        column("µs server+client CPU / req", move |server, _| {
+            let pair = cell.metric(server, Row::req_per_pair_cpu_s);
+            fmt_stat(pair.map(per_request), |v| format!("{v:.1}"))
         }),
         latency("p50 ms", |r| r.client.latency_p50_ms),
         latency("p99 ms", |r| r.client.latency_p99_ms),

@@ -109,6 +109,20 @@ impl Row {
         (cpu > 0.0 && self.client.requests > 0).then(|| self.client.requests as f64 / cpu)
     }
 
+    /// Requests per CPU-second of the server and the load client together:
+    /// on loopback the kernel runs a transmission, and the receiver's side
+    /// of it, in the context of whichever process triggers it, so a server
+    /// that leaves more unsent bytes in its sockets has the client's
+    /// acknowledgements do more of its sending, and looks cheaper per
+    /// server CPU-second for work the machine still does
+    /// (bench/results/adaptive-bound-2026-12-06). `None` when the client's
+    /// CPU was not measured.
+    pub fn req_per_pair_cpu_s(&self) -> Option<f64> {
+        let cpu = self.server_cpu_s() + self.client_cpu_s;
+        (self.client_cpu_s > 0.0 && self.client.requests > 0)
+            .then(|| self.client.requests as f64 / cpu)
+    }
+
     pub fn bytes_per_server_cpu_s(&self) -> Option<f64> {
         let cpu = self.server_cpu_s();
         (cpu > 0.0).then(|| self.client.bytes_read as f64 / cpu)
@@ -202,6 +216,13 @@ mod tests {
         assert_eq!(row.req_per_server_cpu_s(), Some(2000.0));
         assert_eq!(row.bytes_per_server_cpu_s(), Some(8000.0));
         assert_eq!(row.client_core_share(), Some(0.75));
+        // 1,000 requests for 0.5 s of server and 1.5 s of client CPU.
+        assert_eq!(row.req_per_pair_cpu_s(), Some(500.0));
+        let unmeasured = Row {
+            client_cpu_s: 0.0,
+            ..row.clone()
+        };
+        assert_eq!(unmeasured.req_per_pair_cpu_s(), None);
         let unparsed = Row {
             client_cpu_s: 1.5,
             ..Row::default()

@@ -35,6 +35,13 @@ pub struct CellSummary {
     pub best_peer: Option<String>,
     /// tachyon's requests per server CPU-second ÷ the floor's.
     pub floor: Option<f64>,
+    /// tachyon's requests per CPU-second of server and load client
+    /// together ÷ the best peer's by that measure (`Row::req_per_pair_cpu_s`):
+    /// what is left of `per_cpu` when work a server moves onto the client
+    /// is counted. No goal; shown beside it.
+    pub per_pair_cpu: Option<f64>,
+    /// The peer with the best requests per server+client CPU-second.
+    pub pair_peer: Option<String>,
     /// A seed's cell with one client connection (efficiency's c1,
     /// fabhttp's one user): its cost is mostly the kernel's wake-ups, so
     /// issue 43 asks ≥ 0.95× the floor per CPU there rather than 1.2× the
@@ -129,6 +136,8 @@ fn summarize(cell: &CellRows<'_>) -> Option<CellSummary> {
         .filter(|_| !open_loop)
         .map(|(s, m)| (s, m.median));
     let best_eff = report::best_peer(cell, eff).map(|(s, m)| (s, m.median));
+    let pair = |s: &str| cell.metric(s, Row::req_per_pair_cpu_s);
+    let best_pair = report::best_peer(cell, pair).map(|(s, m)| (s, m.median));
     Some(CellSummary {
         suite: cell.suite,
         seed: cell.seed().to_string(),
@@ -138,6 +147,10 @@ fn summarize(cell: &CellRows<'_>) -> Option<CellSummary> {
         per_cpu: tachyon_eff.zip(best_eff).map(|(t, (_, v))| t / v),
         best_peer: best_eff.map(|(s, _)| s.to_string()),
         floor: tachyon_eff.zip(median(eff("floor"))).map(|(t, f)| t / f),
+        per_pair_cpu: median(pair("tachyon"))
+            .zip(best_pair)
+            .map(|(t, (_, v))| t / v),
+        pair_peer: best_pair.map(|(s, _)| s.to_string()),
         // The seeds (000–004) are numbered; the other workloads are named
         // after their issue (`i16`) or source (`tfb`).
         single_connection: cell.seed().bytes().all(|b| b.is_ascii_digit())
@@ -341,15 +354,18 @@ fn against_goal(value: f64, goal: f64, peer: Option<&str>) -> String {
 /// label) in the runs of `before`, when given. Below issue 43's goals in
 /// italics: raw 1.0×; per CPU 1.2× the best peer, or in a single
 /// connection's cell 0.95× the floor (the per-CPU ratio to the best peer
-/// is then shown plain).
+/// is then shown plain). Then tachyon ÷ the best peer per CPU-second of
+/// server and load client together, plain (no goal): where it falls far
+/// below the per-CPU ratio, the server's saving is work the client does.
 pub fn cell_table(runs: &[Results], before: &[Results]) -> String {
     let earlier: Vec<CellSummary> = before.iter().flat_map(cells).collect();
-    let mut out =
-        String::from("| suite | cell | raw × best peer | per CPU × best peer | per CPU × floor |");
+    let mut out = String::from(
+        "| suite | cell | raw × best peer | per CPU × best peer | per CPU × floor | per server+client CPU × best peer |",
+    );
     out.push_str(if before.is_empty() {
-        "\n|---|---|---|---|---|\n"
+        "\n|---|---|---|---|---|---|\n"
     } else {
-        " before: raw, per CPU |\n|---|---|---|---|---|---|\n"
+        " before: raw, per CPU |\n|---|---|---|---|---|---|---|\n"
     });
     let ratio = |v: Option<f64>, goal, peer: Option<&String>| {
         v.map_or("–".into(), |v| {
@@ -366,11 +382,12 @@ pub fn cell_table(runs: &[Results], before: &[Results]) -> String {
         let floor = ratio(c.floor, floor_goal, None);
         let _ = write!(
             out,
-            "| {} | {} | {} | {} | {floor} |",
+            "| {} | {} | {} | {} | {floor} | {} |",
             c.suite.name(),
             c.cell,
             ratio(c.raw, 1.0, c.raw_peer.as_ref()),
             ratio(c.per_cpu, peer_goal, c.best_peer.as_ref()),
+            ratio(c.per_pair_cpu, 0.0, c.pair_peer.as_ref()),
         );
         if !before.is_empty() {
             let then = earlier.iter().find(|e| e.is_same_cell(&c));
@@ -492,30 +509,39 @@ mod tests {
     #[test]
     fn the_cell_table_marks_what_misses_the_goals_and_sets_earlier_runs_beside() {
         // Per CPU: tachyon 11,990 ÷ nginx 10,000 = 1.199× (three decimals:
-        // two would read 1.20×); raw 119,900 ÷ h2o 120,000 = 0.999×.
+        // two would read 1.20×); raw 119,900 ÷ h2o 120,000 = 0.999×. The
+        // client spends 80 s under tachyon and 20 s under the peers: per
+        // server+client CPU-second 1,199,000 ÷ 180 s against nginx's
+        // 1,000,000 ÷ 120 s, 0.80×, plain (no goal).
+        let client = |row: Row, client_cpu_s| Row {
+            client_cpu_s,
+            ..row
+        };
         let now = results(vec![
-            row("tachyon", 119_900.0, 100.0),
-            row("floor", 100_000.0, 10.0),
-            row("nginx", 100_000.0, 100.0),
-            row("h2o", 120_000.0, 200.0),
+            client(row("tachyon", 119_900.0, 100.0), 80.0),
+            client(row("floor", 100_000.0, 10.0), 20.0),
+            client(row("nginx", 100_000.0, 100.0), 20.0),
+            client(row("h2o", 120_000.0, 200.0), 20.0),
         ]);
         let then = results(vec![
             row("tachyon", 150_000.0, 100.0),
             row("nginx", 100_000.0, 100.0),
         ]);
-        let head = "| suite | cell | raw × best peer | per CPU × best peer | per CPU × floor |";
+        let head = "| suite | cell | raw × best peer | per CPU × best peer | per CPU × floor \
+                    | per server+client CPU × best peer |";
         assert_eq!(
             cell_table(std::slice::from_ref(&now), &[]),
             format!(
-                "{head}\n|---|---|---|---|---|\n\
-                 | efficiency | 1k t1 c32 | *0.999× h2o* | *1.199× nginx* | 0.12× |\n"
+                "{head}\n|---|---|---|---|---|---|\n\
+                 | efficiency | 1k t1 c32 | *0.999× h2o* | *1.199× nginx* | 0.12× | 0.80× nginx |\n"
             )
         );
         assert_eq!(
             cell_table(&[now], &[then]),
             format!(
-                "{head} before: raw, per CPU |\n|---|---|---|---|---|---|\n\
-                 | efficiency | 1k t1 c32 | *0.999× h2o* | *1.199× nginx* | 0.12× | 1.50×, 1.50× |\n"
+                "{head} before: raw, per CPU |\n|---|---|---|---|---|---|---|\n\
+                 | efficiency | 1k t1 c32 | *0.999× h2o* | *1.199× nginx* | 0.12× | 0.80× nginx \
+                 | 1.50×, 1.50× |\n"
             )
         );
     }
@@ -545,7 +571,7 @@ mod tests {
             let name = suite.name();
             assert!(
                 table.ends_with(&format!(
-                    "| {name} | {cell} | *0.91× nginx* | 0.91× nginx | *0.94×* |\n"
+                    "| {name} | {cell} | *0.91× nginx* | 0.91× nginx | *0.94×* | – |\n"
                 )),
                 "{table}"
             );
@@ -570,7 +596,7 @@ mod tests {
         ]);
         let table = cell_table(&[run], &[]);
         assert!(
-            table.ends_with("| h2c | 1k c1 m100 | *0.91× nginx* | *0.91× nginx* | 0.94× |\n"),
+            table.ends_with("| h2c | 1k c1 m100 | *0.91× nginx* | *0.91× nginx* | 0.94× | – |\n"),
             "{table}"
         );
     }
