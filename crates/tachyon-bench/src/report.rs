@@ -693,14 +693,6 @@ fn per_request(rate: Stat) -> Stat {
 }
 
 fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec<Column<'c>> {
-    let eff = move |s: &str| cell.metric(s, |r| r.req_per_server_cpu_s());
-    let bytes = move |s: &str| cell.metric(s, |r| r.bytes_per_server_cpu_s());
-    let ms = |v: f64| format!("{v:.2}");
-    let latency = move |header, f: fn(&Row) -> Option<f64>| {
-        column(header, move |server, _| {
-            fmt_stat(cell.metric(server, f), ms)
-        })
-    };
     let mut columns = vec![
         column("server", |server, _| server.to_string()),
         column("ok runs", |_, rows| {
@@ -716,7 +708,32 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
             fmt_stat(cell.metric(server, |r| r.target_rps), human)
         }));
     }
-    columns.extend([
+    columns.extend(cost_columns(cell, large));
+    columns.extend(client_columns(cell));
+    columns.extend(latency_columns(cell, open_loop));
+    if matches!(
+        cell.suite,
+        Suite::Compressed | Suite::Real | Suite::RealH2c | Suite::RealTls
+    ) {
+        columns.push(column("bytes / response", move |server, _| {
+            let per = cell.metric(server, |r| {
+                (r.client.requests > 0)
+                    .then(|| r.client.bytes_read as f64 / r.client.requests as f64)
+            });
+            fmt_stat(per, |v| format!("{v:.0}"))
+        }));
+    }
+    columns.push(column("problems", |_, rows| problems(rows)));
+    columns
+}
+
+/// The headline and its ratios: requests per server CPU-second, µs a
+/// request, against the best peer, nginx and the floor; bytes too in the
+/// large-body suites.
+fn cost_columns<'c>(cell: &'c CellRows<'_>, large: bool) -> Vec<Column<'c>> {
+    let eff = move |s: &str| cell.metric(s, |r| r.req_per_server_cpu_s());
+    let bytes = move |s: &str| cell.metric(s, |r| r.bytes_per_server_cpu_s());
+    let mut columns = vec![
         column("req per server CPU-s", move |server, _| {
             fmt_stat(eff(server), human)
         }),
@@ -739,7 +756,7 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
         column("× floor", move |server, _| {
             ratio(eff(server), eff("floor"))
         }),
-    ]);
+    ];
     if large {
         columns.extend([
             column("MB per server CPU-s", move |server, _| {
@@ -750,7 +767,13 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
             }),
         ]);
     }
-    columns.extend([
+    columns
+}
+
+/// What the load client spent: the rate it would reach if it cost
+/// nothing, its share of a core, and its CPU with the server's a request.
+fn client_columns<'c>(cell: &'c CellRows<'_>) -> [Column<'c>; 3] {
+    [
         column("extrapolated req/s", move |server, _| {
             fmt_stat(cell.metric(server, |r| r.extrapolated_rps()), human)
         }),
@@ -763,9 +786,21 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
             let pair = cell.metric(server, Row::req_per_pair_cpu_s);
             fmt_stat(pair.map(per_request), |v| format!("{v:.1}"))
         }),
+    ]
+}
+
+/// p50 and p99; p99.9 in open-loop cells; fabhttp's (seed 003) p90 and
+/// its 10 ms pass mark.
+fn latency_columns<'c>(cell: &'c CellRows<'_>, open_loop: bool) -> Vec<Column<'c>> {
+    let latency = move |header, f: fn(&Row) -> Option<f64>| {
+        column(header, move |server, _| {
+            fmt_stat(cell.metric(server, f), |v| format!("{v:.2}"))
+        })
+    };
+    let mut columns = vec![
         latency("p50 ms", |r| r.client.latency_p50_ms),
         latency("p99 ms", |r| r.client.latency_p99_ms),
-    ]);
+    ];
     if open_loop {
         columns.push(latency("p99.9 ms", |r| r.client.latency_p999_ms));
     }
@@ -778,19 +813,6 @@ fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec
             })
         }));
     }
-    if matches!(
-        cell.suite,
-        Suite::Compressed | Suite::Real | Suite::RealH2c | Suite::RealTls
-    ) {
-        columns.push(column("bytes / response", move |server, _| {
-            let per = cell.metric(server, |r| {
-                (r.client.requests > 0)
-                    .then(|| r.client.bytes_read as f64 / r.client.requests as f64)
-            });
-            fmt_stat(per, |v| format!("{v:.0}"))
-        }));
-    }
-    columns.push(column("problems", |_, rows| problems(rows)));
     columns
 }
 
