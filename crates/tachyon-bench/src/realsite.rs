@@ -352,87 +352,24 @@ struct AppFile {
 /// fonts, 70 requests), the text made to compress as real text does.
 fn generate_app(dir: &Path) -> anyhow::Result<()> {
     let _ = std::fs::remove_dir_all(dir);
+    // One sequence for the whole app, drawn in this order: a file's bytes
+    // depend on every file made before it.
     let mut rng = XorShift(0x5DEE_CE66_D1CE_4E5B);
     let mut files: Vec<AppFile> = Vec::new();
-    let hash = |rng: &mut XorShift| format!("{:08x}", rng.next() as u32);
-    let mut js = |rng: &mut XorShift, name: &str, len: usize| {
-        let path = format!("assets/{name}-{}.js", hash(rng));
-        files_push(&mut files, &path, javascript(rng, len));
-        path
-    };
-    let index_js = js(&mut rng, "index", 330_000);
-    let vendor_js = js(&mut rng, "vendor", 140_000);
-    let chunks: Vec<String> = (0..12)
-        .map(|i| {
-            let len = 8_000 + (rng.next() % 52_000) as usize;
-            js(&mut rng, &format!("chunk-{i}"), len)
-        })
-        .collect();
-    let css = format!("assets/index-{}.css", hash(&mut rng));
-    files_push(&mut files, &css, stylesheet(&mut rng, 80_000));
-    let fonts: Vec<String> = [400, 500, 600, 700]
-        .iter()
-        .map(|weight| {
-            let path = format!("assets/fonts/inter-{weight}-{}.woff2", hash(&mut rng));
-            let len = 24_000 + (rng.next() % 24_000) as usize;
-            files_push(&mut files, &path, binary(&mut rng, b"wOF2", len));
-            path
-        })
-        .collect();
-    let mut images = vec![format!("images/hero-{}.webp", hash(&mut rng))];
-    files_push(
-        &mut files,
-        &images[0].clone(),
-        binary(&mut rng, b"RIFF", 180_000),
-    );
-    for i in 0..20 {
-        let path = format!("images/photo-{i}-{}.jpg", hash(&mut rng));
-        let len = 40_000 + (rng.next() % 160_000) as usize;
-        files_push(
-            &mut files,
-            &path,
-            binary(&mut rng, &[0xff, 0xd8, 0xff], len),
-        );
-        images.push(path);
-    }
-    let icons: Vec<String> = (0..30)
-        .map(|i| {
-            let path = format!("icons/icon-{i}.svg");
-            files_push(&mut files, &path, svg(&mut rng));
-            path
-        })
-        .collect();
-    files_push(
-        &mut files,
-        "favicon.ico",
-        binary(&mut rng, &[0, 0, 1, 0], 15_086),
-    );
-    files_push(&mut files, "logo.svg", svg(&mut rng));
-    for i in 0..50 {
-        let len = 1_000 + (rng.next() % 19_000) as usize;
-        files_push(
-            &mut files,
-            &format!("api/products/{i}.json"),
-            json(&mut rng, len),
-        );
-    }
-    files_push(&mut files, "api/index.json", json(&mut rng, 60_000));
-    files_push(
-        &mut files,
-        "manifest.webmanifest",
-        br#"{"name":"Shop","short_name":"Shop","start_url":"/app/","display":"standalone","icons":[{"src":"/app/logo.svg","sizes":"any"}]}"#.to_vec(),
-    );
-    files_push(
-        &mut files,
-        "robots.txt",
-        b"User-agent: *\nAllow: /\n".to_vec(),
-    );
+    let code = bundle(&mut rng, &mut files);
+    let media = media(&mut rng, &mut files);
+    data(&mut rng, &mut files);
     let page = AppPage {
-        css: &css,
-        scripts: &[&vendor_js, &index_js, &chunks[0], &chunks[1]],
-        fonts: &fonts,
-        images: &images[..9],
-        icons: &icons[..10],
+        css: &code.css,
+        scripts: &[
+            &code.vendor_js,
+            &code.index_js,
+            &code.chunks[0],
+            &code.chunks[1],
+        ],
+        fonts: &media.fonts,
+        images: &media.images[..9],
+        icons: &media.icons[..10],
     };
     files_push(&mut files, "index.html", page.html(&mut rng));
     for file in files {
@@ -441,6 +378,104 @@ fn generate_app(dir: &Path) -> anyhow::Result<()> {
         std::fs::write(path, file.bytes)?;
     }
     Ok(())
+}
+
+/// The bundler's output: its scripts and style sheet, by path.
+struct Bundle {
+    index_js: String,
+    vendor_js: String,
+    chunks: Vec<String>,
+    css: String,
+}
+
+/// Hashed script bundles (an entry, a vendor bundle, twelve lazy chunks)
+/// and one style sheet.
+fn bundle(rng: &mut XorShift, files: &mut Vec<AppFile>) -> Bundle {
+    let mut js = |rng: &mut XorShift, name: &str, len: usize| {
+        let path = format!("assets/{name}-{}.js", content_hash(rng));
+        files_push(files, &path, javascript(rng, len));
+        path
+    };
+    let index_js = js(rng, "index", 330_000);
+    let vendor_js = js(rng, "vendor", 140_000);
+    let chunks = (0..12)
+        .map(|i| {
+            let len = 8_000 + (rng.next() % 52_000) as usize;
+            js(rng, &format!("chunk-{i}"), len)
+        })
+        .collect();
+    let css = format!("assets/index-{}.css", content_hash(rng));
+    files_push(files, &css, stylesheet(rng, 80_000));
+    Bundle {
+        index_js,
+        vendor_js,
+        chunks,
+        css,
+    }
+}
+
+/// The app's fonts, images and icons, by path.
+struct Media {
+    fonts: Vec<String>,
+    images: Vec<String>,
+    icons: Vec<String>,
+}
+
+/// Four font weights, a hero image and twenty photos, thirty icons, the
+/// favicon and the logo.
+fn media(rng: &mut XorShift, files: &mut Vec<AppFile>) -> Media {
+    let fonts = [400, 500, 600, 700]
+        .iter()
+        .map(|weight| {
+            let path = format!("assets/fonts/inter-{weight}-{}.woff2", content_hash(rng));
+            let len = 24_000 + (rng.next() % 24_000) as usize;
+            files_push(files, &path, binary(rng, b"wOF2", len));
+            path
+        })
+        .collect();
+    let hero = format!("images/hero-{}.webp", content_hash(rng));
+    files_push(files, &hero, binary(rng, b"RIFF", 180_000));
+    let mut images = vec![hero];
+    for i in 0..20 {
+        let path = format!("images/photo-{i}-{}.jpg", content_hash(rng));
+        let len = 40_000 + (rng.next() % 160_000) as usize;
+        files_push(files, &path, binary(rng, &[0xff, 0xd8, 0xff], len));
+        images.push(path);
+    }
+    let icons = (0..30)
+        .map(|i| {
+            let path = format!("icons/icon-{i}.svg");
+            files_push(files, &path, svg(rng));
+            path
+        })
+        .collect();
+    files_push(files, "favicon.ico", binary(rng, &[0, 0, 1, 0], 15_086));
+    files_push(files, "logo.svg", svg(rng));
+    Media {
+        fonts,
+        images,
+        icons,
+    }
+}
+
+/// The JSON API folder, the web manifest and robots.txt.
+fn data(rng: &mut XorShift, files: &mut Vec<AppFile>) {
+    for i in 0..50 {
+        let len = 1_000 + (rng.next() % 19_000) as usize;
+        files_push(files, &format!("api/products/{i}.json"), json(rng, len));
+    }
+    files_push(files, "api/index.json", json(rng, 60_000));
+    files_push(
+        files,
+        "manifest.webmanifest",
+        br#"{"name":"Shop","short_name":"Shop","start_url":"/app/","display":"standalone","icons":[{"src":"/app/logo.svg","sizes":"any"}]}"#.to_vec(),
+    );
+    files_push(files, "robots.txt", b"User-agent: *\nAllow: /\n".to_vec());
+}
+
+/// A bundler's content hash in a file name: eight hex digits.
+fn content_hash(rng: &mut XorShift) -> String {
+    format!("{:08x}", rng.next() as u32)
 }
 
 fn files_push(files: &mut Vec<AppFile>, path: &str, bytes: Vec<u8>) {
