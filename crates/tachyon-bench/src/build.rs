@@ -8,9 +8,9 @@
 //! it builds its variants in the background, until they are all swapped
 //! in. Owns nothing the suites use; figures come only from these runs.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Lines};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context};
@@ -144,7 +144,8 @@ struct Start {
     compressed: String,
 }
 
-/// Starts tachyon, waits for its URL line, samples memory, stops it.
+/// Starts tachyon, waits for its URL line, samples memory, stops it
+/// (whatever happened while watching it).
 fn start_once(tachyon: &Path, root: &Path, mode: Mode, cache: &Path) -> anyhow::Result<Start> {
     let mut command = Command::new(tachyon);
     command
@@ -165,35 +166,39 @@ fn start_once(tachyon: &Path, root: &Path, mode: Mode, cache: &Path) -> anyhow::
     }
     let started = Instant::now();
     let mut child = command.spawn().context("starting tachyon")?;
+    let start = watch(&mut child, root, started);
+    let _ = child.kill();
+    let _ = child.wait();
+    start
+}
+
+/// tachyon's start-up lines, from its launch to the first "serving".
+struct Serving {
+    /// Seconds to "serving" (none: it exited first).
+    ready_s: Option<f64>,
+    loaded: String,
+    compressed: String,
+    /// It serves before compressing: the variants come later.
+    later: bool,
+}
+
+/// Follows a started tachyon through start-up, the background variants
+/// and one reload.
+fn watch(child: &mut Child, root: &Path, started: Instant) -> anyhow::Result<Start> {
     let pid = child.id();
     let stdout = child.stdout.take().context("tachyon's stdout")?;
-    let (mut loaded, mut compressed) = (String::new(), String::from("–"));
-    let mut ready = None;
-    let mut later = false;
     let mut lines = BufReader::new(stdout).lines();
-    for line in lines.by_ref() {
-        let line = line?;
-        if line.starts_with("loaded ") {
-            loaded = line.trim_start_matches("loaded ").to_string();
-        } else if let Some(rest) = line.strip_prefix("compressed: ") {
-            compressed = rest.to_string();
-        } else if line.starts_with("serving before compressing") {
-            later = true;
-        } else if line.starts_with("serving ") {
-            ready = Some(started.elapsed().as_secs_f64());
-            break;
-        }
-    }
+    let mut serving = until_serving(&mut lines, started)?;
     let rss = proc::rss_bytes(pid);
     let (mut gzip_s, mut variants_s) = (None, None);
-    if later {
+    if serving.later {
         for line in lines.by_ref() {
             let line = line?;
             if gzip_s.is_none() && gzip_done(&line) {
                 gzip_s = Some(started.elapsed().as_secs_f64());
             }
             if let Some(rest) = line.strip_prefix("compressed: ") {
-                compressed = rest.to_string();
+                serving.compressed = rest.to_string();
             } else if line.starts_with("reloaded (") {
                 variants_s = Some(started.elapsed().as_secs_f64());
                 break;
@@ -201,12 +206,52 @@ fn start_once(tachyon: &Path, root: &Path, mode: Mode, cache: &Path) -> anyhow::
         }
     }
     let peak_rss = proc::status_bytes(pid, "VmHWM:").unwrap_or(0);
-    let Some(ready_s) = ready else {
-        let _ = child.kill();
-        let _ = child.wait();
+    let Some(ready_s) = serving.ready_s else {
         bail!("tachyon exited before serving {}", root.display());
     };
-    // A deploy that changes one page: edit it, then SIGHUP.
+    Ok(Start {
+        ready_s,
+        gzip_s,
+        variants_s,
+        reload_s: reload_after_edit(root, pid, &mut lines)?,
+        rss,
+        peak_rss,
+        loaded: serving.loaded,
+        compressed: serving.compressed,
+    })
+}
+
+/// Reads start-up lines up to "serving" (or the end of output).
+fn until_serving(lines: &mut Lines<impl BufRead>, started: Instant) -> anyhow::Result<Serving> {
+    let mut serving = Serving {
+        ready_s: None,
+        loaded: String::new(),
+        compressed: String::from("–"),
+        later: false,
+    };
+    for line in lines {
+        let line = line?;
+        if let Some(rest) = line.strip_prefix("loaded ") {
+            serving.loaded = rest.to_string();
+        } else if let Some(rest) = line.strip_prefix("compressed: ") {
+            serving.compressed = rest.to_string();
+        } else if line.starts_with("serving before compressing") {
+            serving.later = true;
+        } else if line.starts_with("serving ") {
+            serving.ready_s = Some(started.elapsed().as_secs_f64());
+            break;
+        }
+    }
+    Ok(serving)
+}
+
+/// A deploy that changes one page: edit it, then SIGHUP; seconds to the
+/// new generation's summary (NaN if none came).
+fn reload_after_edit(
+    root: &Path,
+    pid: u32,
+    lines: &mut Lines<impl BufRead>,
+) -> anyhow::Result<f64> {
     let page = root.join("d000/html00000.html");
     let mut text = std::fs::read(&page)?;
     text.extend_from_slice(b"\n<!-- edited -->\n");
@@ -214,25 +259,12 @@ fn start_once(tachyon: &Path, root: &Path, mode: Mode, cache: &Path) -> anyhow::
     let hup = Instant::now();
     let pid = rustix::process::Pid::from_raw(pid as i32).context("no such process")?;
     rustix::process::kill_process(pid, rustix::process::Signal::HUP)?;
-    let mut reload_s = f64::NAN;
-    for line in lines.by_ref() {
+    for line in lines {
         if line?.starts_with("loaded ") {
-            reload_s = hup.elapsed().as_secs_f64();
-            break;
+            return Ok(hup.elapsed().as_secs_f64());
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
-    Ok(Start {
-        ready_s,
-        gzip_s,
-        variants_s,
-        reload_s,
-        rss,
-        peak_rss,
-        loaded,
-        compressed,
-    })
+    Ok(f64::NAN)
 }
 
 /// Whether a line says every file's gzip variant is served:
