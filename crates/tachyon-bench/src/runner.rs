@@ -85,13 +85,7 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     if interrupted.load(Ordering::Relaxed) {
         bail!("interrupted while preparing the run: nothing was measured");
     }
-    let mut servers = Vec::new();
-    for &peer in &opts.servers {
-        let server = Running::start(peer, &env)?;
-        clients::warm_up(server.url("/1k"))
-            .with_context(|| format!("warming up {}", server.peer.name()))?;
-        servers.push(server);
-    }
+    let mut servers = start_servers(&opts.servers, &env)?;
     if replacing {
         // Its servers are up: from here the folder is this run's, and the
         // earlier run's report would describe a results.json no longer there.
@@ -99,17 +93,7 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     }
     let mut results = match previous {
         None => fresh_results(opts, &servers),
-        Some(previous) => {
-            let rows = complete_cells(previous.rows, &cells, opts.rounds, &opts.servers)?;
-            let mut resumed = previous.resumed;
-            resumed.push(now());
-            Results {
-                rows,
-                resumed,
-                finished: None,
-                ..previous
-            }
-        }
+        Some(previous) => continued(previous, &cells, opts)?,
     };
     let schedule = Schedule {
         cells: &cells,
@@ -129,6 +113,32 @@ pub fn run(opts: &RunOptions) -> anyhow::Result<()> {
     std::fs::write(&results_path, serde_json::to_vec_pretty(&results)?)?;
     summarize(opts, &results, &results_path, interrupted);
     Ok(())
+}
+
+/// Starts each server and warms it up, in the order asked.
+fn start_servers(peers: &[Peer], env: &Env) -> anyhow::Result<Vec<Running>> {
+    let mut servers = Vec::new();
+    for &peer in peers {
+        let server = Running::start(peer, env)?;
+        clients::warm_up(server.url("/1k"))
+            .with_context(|| format!("warming up {}", server.peer.name()))?;
+        servers.push(server);
+    }
+    Ok(servers)
+}
+
+/// An interrupted run's results, to go on with: its rows of the cells
+/// asked for (`complete_cells`), and this start noted as a resumption.
+fn continued(previous: Results, cells: &[Cell], opts: &RunOptions) -> anyhow::Result<Results> {
+    let rows = complete_cells(previous.rows, cells, opts.rounds, &opts.servers)?;
+    let mut resumed = previous.resumed;
+    resumed.push(now());
+    Ok(Results {
+        rows,
+        resumed,
+        finished: None,
+        ..previous
+    })
 }
 
 /// Every cell of the requested suites, with `--duration` applied.
