@@ -253,7 +253,7 @@ pub fn figures_table(runs: &[(String, Results)]) -> String {
         }
     }
     let mut out = String::from(
-        "| workload | traffic | protocol | cells | tachyon ÷ best peer, per server CPU-s | raw req/s | ÷ floor, per CPU-s | lowest cell | host | run |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "| workload | traffic | protocol | cells | tachyon ÷ best peer, per server CPU-s | raw req/s | per server+client CPU-s | ÷ floor, per CPU-s | lowest cell | host | run |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let host_of = |dir: &String| {
         runs.iter()
@@ -267,12 +267,13 @@ pub fn figures_table(runs: &[(String, Results)]) -> String {
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {protocol} | {} | {} | {} | {} | {} | {} | [{}]({dir}/report.md) |",
+            "| {} | {} | {protocol} | {} | {} | {} | {} | {} | {} | {} | [{}]({dir}/report.md) |",
             workload(seed, &cells[0]),
             if *real { "real" } else { "synthetic" },
             cells.len(),
             spread(&collect(|c| c.per_cpu)),
             spread(&collect(|c| c.raw)),
+            spread(&collect(|c| c.per_pair_cpu)),
             spread(&collect(|c| c.floor)),
             worst(&refs),
             host_of(dir),
@@ -657,16 +658,24 @@ mod tests {
 
     #[test]
     fn the_figures_table_has_a_row_per_seed_and_protocol() {
+        // Per server+client CPU-second: 1,500,000 ÷ (10 + 20) s against
+        // 1,000,000 ÷ (10 + 10) s, 1.00×; no floor ran.
         let r = results(vec![
-            row("tachyon", 150_000.0, 10.0),
-            row("nginx", 100_000.0, 10.0),
+            Row {
+                client_cpu_s: 20.0,
+                ..row("tachyon", 150_000.0, 10.0)
+            },
+            Row {
+                client_cpu_s: 10.0,
+                ..row("nginx", 100_000.0, 10.0)
+            },
         ]);
         let table = figures_table(&[("bench/results/x".into(), r)]);
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines.len(), 3, "{table}");
         assert!(
             lines[2].starts_with(
-                "| seed 000 Spare Cores: efficiency | synthetic | HTTP/1.1 | 1 | 1.50× | 1.50× | – |"
+                "| seed 000 Spare Cores: efficiency | synthetic | HTTP/1.1 | 1 | 1.50× | 1.50× | 1.00× | – |"
             ),
             "{table}"
         );
@@ -699,7 +708,7 @@ mod tests {
         let hosts: Vec<&str> = table
             .lines()
             .skip(2)
-            .map(|line| line.split(" | ").nth(8).unwrap_or_default())
+            .map(|line| line.split(" | ").nth(9).unwrap_or_default())
             .collect();
         assert_eq!(
             hosts,
