@@ -679,9 +679,6 @@ pub fn best_peer<'c>(
         .max_by(|a, b| a.1.median.total_cmp(&b.1.median))
 }
 
-/// Throughput, cost and latency under a load client; some columns only
-/// where they mean something (large files, open loop, seed 003's p90 goal,
-/// compressed responses).
 /// A rate per CPU-second as µs of CPU a request (the slowest round's
 /// rate gives the dearest request).
 fn per_request(rate: Stat) -> Stat {
@@ -692,6 +689,9 @@ fn per_request(rate: Stat) -> Stat {
     }
 }
 
+/// Throughput, cost and latency under a load client; some columns only
+/// where they mean something (large files, open loop, seed 003's p90 goal,
+/// compressed responses).
 fn load_columns<'c>(cell: &'c CellRows<'_>, large: bool, open_loop: bool) -> Vec<Column<'c>> {
     let mut columns = vec![
         column("server", |server, _| server.to_string()),

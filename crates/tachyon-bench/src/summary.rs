@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 
 use crate::protocol_cost;
-use crate::report::{self, stat, CellRows, Stat};
+use crate::report::{self, stat, CellRows};
 use crate::results::{Machine, Results, Row};
 use crate::suites::Suite;
 
@@ -124,38 +124,49 @@ fn summarize(cell: &CellRows<'_>) -> Option<CellSummary> {
     if cell.rows().any(|r| r.idle_conns_held.is_some()) {
         return None;
     }
-    let raw = |s: &str| cell.metric(s, |r| Some(r.client.rps));
-    let eff = |s: &str| cell.metric(s, Row::req_per_server_cpu_s);
-    let median = |stat: Option<Stat>| stat.map(|m| m.median);
-    let tachyon_raw = median(raw("tachyon"))?;
-    let tachyon_eff = median(eff("tachyon"));
+    // No summary where tachyon has no ok round.
+    cell.metric("tachyon", |r| Some(r.client.rps))?;
     // An open-loop cell offers every server the same rate: whoever keeps up
     // serves it, so raw rates do not rank them.
     let open_loop = cell.rows().any(|r| r.target_rps.is_some());
-    let best_raw = report::best_peer(cell, raw)
-        .filter(|_| !open_loop)
-        .map(|(s, m)| (s, m.median));
-    let best_eff = report::best_peer(cell, eff).map(|(s, m)| (s, m.median));
-    let pair = |s: &str| cell.metric(s, Row::req_per_pair_cpu_s);
-    let best_pair = report::best_peer(cell, pair).map(|(s, m)| (s, m.median));
+    let (raw, raw_peer) = if open_loop {
+        (None, None)
+    } else {
+        against_best(cell, |r| Some(r.client.rps))
+    };
+    let (per_cpu, best_peer) = against_best(cell, Row::req_per_server_cpu_s);
+    let (per_pair_cpu, pair_peer) = against_best(cell, Row::req_per_pair_cpu_s);
+    let eff = |s: &str| cell.metric(s, Row::req_per_server_cpu_s).map(|m| m.median);
     Some(CellSummary {
         suite: cell.suite,
         seed: cell.seed().to_string(),
         cell: cell.cell.to_string(),
-        raw: best_raw.map(|(_, v)| tachyon_raw / v),
-        raw_peer: best_raw.map(|(s, _)| s.to_string()),
-        per_cpu: tachyon_eff.zip(best_eff).map(|(t, (_, v))| t / v),
-        best_peer: best_eff.map(|(s, _)| s.to_string()),
-        floor: tachyon_eff.zip(median(eff("floor"))).map(|(t, f)| t / f),
-        per_pair_cpu: median(pair("tachyon"))
-            .zip(best_pair)
-            .map(|(t, (_, v))| t / v),
-        pair_peer: best_pair.map(|(s, _)| s.to_string()),
+        raw,
+        raw_peer,
+        per_cpu,
+        best_peer,
+        floor: eff("tachyon").zip(eff("floor")).map(|(t, f)| t / f),
+        per_pair_cpu,
+        pair_peer,
         // The seeds (000–004) are numbered; the other workloads are named
         // after their issue (`i16`) or source (`tfb`).
         single_connection: cell.seed().bytes().all(|b| b.is_ascii_digit())
             && cell.rows().all(|r| r.conns == 1),
     })
+}
+
+/// tachyon's median by `measure` ÷ the best peer's (none when tachyon
+/// has none), and that peer (none when no peer has one).
+fn against_best(
+    cell: &CellRows<'_>,
+    measure: fn(&Row) -> Option<f64>,
+) -> (Option<f64>, Option<String>) {
+    let of = |s: &str| cell.metric(s, measure);
+    let best = report::best_peer(cell, of).map(|(s, m)| (s.to_string(), m.median));
+    let ratio = of("tachyon")
+        .zip(best.as_ref())
+        .map(|(t, (_, v))| t.median / v);
+    (ratio, best.map(|(s, _)| s))
 }
 
 /// `1.21× (0.98–1.40×)` over several cells; the range only when they
