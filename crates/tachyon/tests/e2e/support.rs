@@ -154,14 +154,15 @@ impl Server {
             }
         });
         let mut startup = Vec::new();
-        let (url, announced) = loop {
+        let (url, addr, announced) = loop {
             match rx.recv_timeout(Duration::from_secs(20)) {
-                Ok(line) => {
-                    if let Some((_, rest)) = line.split_once(" on ") {
-                        break (rest.split_whitespace().next().unwrap().to_string(), line);
-                    }
-                    startup.push(line);
-                }
+                Ok(line) => match announced_url(&line) {
+                    Some((url, addr)) => break (url, addr, line),
+                    // Any other line, on stdout or stderr and in whatever
+                    // order the two pipes' readers deliver, is start-up
+                    // output (a background ACME line can come first).
+                    None => startup.push(line),
+                },
                 Err(_) => {
                     let _ = child.kill();
                     let _ = child.wait();
@@ -170,11 +171,6 @@ impl Server {
                 }
             }
         };
-        let hostport = url
-            .trim_start_matches("http://")
-            .trim_start_matches("https://")
-            .trim_end_matches('/');
-        let addr: SocketAddr = hostport.parse().expect("address in URL");
         Server {
             child,
             cache_home,
@@ -486,4 +482,17 @@ pub fn upgraded_pid(line: &str) -> i32 {
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|pid| pid.parse().ok())
         .unwrap_or_else(|| panic!("no pid in {line:?}"))
+}
+
+/// The URL and address of an announce line, `... on http://127.0.0.1:8080/`
+/// (or `https://`), its address parsed; `None` for any other line.
+fn announced_url(line: &str) -> Option<(String, SocketAddr)> {
+    let (_, rest) = line.split_once(" on http")?;
+    let url = format!("http{}", rest.split_whitespace().next()?);
+    let hostport = url
+        .trim_start_matches("http://")
+        .trim_start_matches("https://")
+        .trim_end_matches('/');
+    let addr = hostport.parse().ok()?;
+    Some((url, addr))
 }
