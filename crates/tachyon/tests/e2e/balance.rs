@@ -340,8 +340,8 @@ fn placed_by_cpu_a_request_from_another_cpu_is_served_there_at_once() {
     keep_asking(&mut conn, Duration::from_millis(20));
     // The client's thread moves, as a scheduler moves it; its next request
     // moves the connection, not a window end. Under the whole suite on two
-    // CPUs the very next one once did not move it (a clean clone's CI run,
-    // 2026-12-07; one in six full runs, cause not found): up to three
+    // CPUs the very next one once did not move it (a clean clone's e2e
+    // runs, 2026-12-07: one in six, cause not found): up to three
     // requests, 15 ms in all, still well inside one 100 ms window.
     for cpu in [0, 1, 0] {
         let before = epoll_sizes(server.pid());

@@ -160,7 +160,8 @@ impl Server {
                     Some((url, addr)) => break (url, addr, line),
                     // Any other line, on stdout or stderr and in whatever
                     // order the two pipes' readers deliver, is start-up
-                    // output (a background ACME line can come first).
+                    // output (under the whole suite another line with
+                    // " on " once came first, in an ACME spec).
                     None => startup.push(line),
                 },
                 Err(_) => {
