@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::support::{eventually, run, run_tachyon, Raw, Server, TestSite};
+use crate::support::{announced_url, eventually, run, run_tachyon, Raw, Server, TestSite};
 
 fn lines(path: &std::path::Path) -> Vec<String> {
     std::fs::read_to_string(path)
@@ -32,8 +32,9 @@ pub(crate) fn admin_addr(server: &Server) -> SocketAddr {
     let line = server
         .wait_for_line("admin on http://", Duration::from_secs(5))
         .expect("the admin listener is announced");
-    let rest = line.split_once("http://").unwrap().1;
-    rest.split('/').next().unwrap().parse().unwrap()
+    announced_url(&line)
+        .expect("an address in the admin line")
+        .1
 }
 
 pub(crate) fn admin_get(admin: SocketAddr, path: &str) -> (u16, String) {

@@ -486,8 +486,9 @@ pub fn upgraded_pid(line: &str) -> i32 {
 }
 
 /// The URL and address of an announce line, `... on http://127.0.0.1:8080/`
-/// (or `https://`), its address parsed; `None` for any other line.
-fn announced_url(line: &str) -> Option<(String, SocketAddr)> {
+/// (or `https://`, or the admin listener's), its address parsed; `None` for
+/// any other line.
+pub fn announced_url(line: &str) -> Option<(String, SocketAddr)> {
     let (_, rest) = line.split_once(" on http")?;
     let url = format!("http{}", rest.split_whitespace().next()?);
     let hostport = url

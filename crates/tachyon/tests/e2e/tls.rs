@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{run, run_tachyon, Server, TestSite};
+use crate::support::{announced_url, run, run_tachyon, Server, TestSite};
 
 /// A certificate authority of the spec's own, and the files it issues.
 pub(crate) struct Pki {
@@ -133,8 +133,9 @@ pub(crate) fn https_addr(server: &Server) -> SocketAddr {
     let line = server
         .wait_for_line("on https://", Duration::from_secs(10))
         .expect("an https URL line");
-    let url = line.split_once("https://").unwrap().1;
-    url.split('/').next().unwrap().parse().unwrap()
+    announced_url(&line)
+        .expect("an address in the https URL line")
+        .1
 }
 
 /// `curl` against `https://NAME:PORT/PATH` resolved to the server, trusting
